@@ -1,0 +1,227 @@
+package acceptor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Matcher is the condition of an acceptor. Match looks at the attempt in env
+// and reports whether it matches, with the value it saw (for logs and the
+// report). A matcher that cannot evaluate (a JMESPath runtime error, stdout
+// that is not JSON) does not match and says why in Result.Warning.
+type Matcher interface {
+	Match(env *Env) Result
+}
+
+// MatcherFunc adapts a function to a Matcher.
+type MatcherFunc func(env *Env) Result
+
+// Match calls f(env).
+func (f MatcherFunc) Match(env *Env) Result { return f(env) }
+
+// Result is one matcher's answer for one attempt.
+type Result struct {
+	Matched bool
+	// Value is what the matcher looked at, as the log shows it: the exit
+	// status, the error code, the JMESPath result as JSON, ….
+	Value string
+	// Detail, when set, explains a match in a full sentence, in the spirit of
+	// botocore: `For expression "X" we matched expected path: "Y" at least once`.
+	Detail string
+	// Warning, when set, says why the matcher could not evaluate.
+	Warning string
+}
+
+// Acceptor is one ordered rule: when Matcher matches, the run goes to State.
+type Acceptor struct {
+	State   State
+	Matcher Matcher
+	// Name says where the acceptor came from, as the user wrote it:
+	// `--success-exit 0`, `waiter InstanceRunning #2 (pathAll …)`.
+	Name string
+}
+
+// Chain is an ordered list of acceptors with a fallback. It is safe to
+// evaluate from one goroutine at a time.
+type Chain struct {
+	Acceptors []Acceptor
+
+	// Fallback classifies an attempt that no acceptor matched. It returns the
+	// directive and a short reason ("exit status 1", "HTTP 503"). A nil
+	// Fallback is RunFallback.
+	Fallback func(a *Attempt) (Directive, string)
+
+	// Input, when non-nil, makes path acceptors see {"input": Input,
+	// "output": stdout} (Smithy inputOutput matchers).
+	Input any
+
+	// Decode parses stdout into the document that path acceptors see. nil
+	// means DecodeJSON. Empty stdout is never passed to Decode: it is {}.
+	Decode func(r io.Reader) (any, error)
+}
+
+// Decision is the outcome of evaluating a chain on one attempt.
+type Decision struct {
+	Directive Directive
+	// Acceptor is the index of the acceptor that matched, or -1 when the
+	// fallback decided.
+	Acceptor int
+	// Name is the matching acceptor's Name, or "fallback".
+	Name string
+	// Value is what the deciding acceptor saw; for the fallback, its reason.
+	Value string
+	// Detail is the deciding matcher's explanation, if it gave one.
+	Detail string
+	// Trace lists every acceptor evaluated, in order, for -v.
+	Trace []Step
+	// Warnings lists what could not be evaluated, for the log.
+	Warnings []string
+}
+
+// Step is one evaluated acceptor in a Decision's trace.
+type Step struct {
+	Name    string
+	State   State
+	Matched bool
+	Value   string
+}
+
+// Evaluate runs the acceptors in order on a and returns the first decisive
+// answer, or the fallback's. It never returns NoDecision.
+func (c *Chain) Evaluate(a *Attempt) Decision {
+	env := &Env{Attempt: a, input: c.Input, decode: c.Decode}
+	d := Decision{Acceptor: -1}
+	for i, acc := range c.Acceptors {
+		r := acc.Matcher.Match(env)
+		d.Trace = append(d.Trace, Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value})
+		if r.Warning != "" {
+			d.Warnings = append(d.Warnings, acc.Name+": "+r.Warning)
+		}
+		if r.Matched {
+			d.Directive = acc.State.Directive()
+			d.Acceptor = i
+			d.Name = acc.Name
+			d.Value = r.Value
+			d.Detail = r.Detail
+			return d
+		}
+	}
+	fb := c.Fallback
+	if fb == nil {
+		fb = RunFallback
+	}
+	d.Directive, d.Value = fb(a)
+	d.Name = "fallback"
+	if d.Directive == NoDecision {
+		d.Directive = Fail
+	}
+	return d
+}
+
+// Env is what a matcher sees: the attempt, and its stdout parsed as JSON on
+// first use (once per evaluation, whatever the number of path acceptors).
+type Env struct {
+	Attempt *Attempt
+
+	input  any
+	decode func(io.Reader) (any, error)
+
+	parsed bool
+	doc    any
+	docErr error
+}
+
+// NewEnv returns an Env for a, for tests and callers outside a Chain.
+func NewEnv(a *Attempt) *Env { return &Env{Attempt: a} }
+
+// ErrNotJSON wraps the error of stdout that does not parse as JSON.
+var ErrNotJSON = errors.New("stdout is not JSON")
+
+// Document returns the attempt's stdout parsed as JSON: empty (or all-blank)
+// stdout is {}; with an input it is {"input": …, "output": …}. The result is
+// computed once per Env. An error wraps ErrNotJSON.
+func (e *Env) Document() (any, error) {
+	if !e.parsed {
+		e.parsed = true
+		e.doc, e.docErr = e.parse()
+		if e.docErr == nil && e.input != nil {
+			e.doc = map[string]any{"input": e.input, "output": e.doc}
+		}
+	}
+	return e.doc, e.docErr
+}
+
+func (e *Env) parse() (any, error) {
+	rc, err := e.Attempt.OpenStdout()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	defer rc.Close()
+	br := newPeekReader(rc)
+	if br.blank() {
+		return map[string]any{}, nil
+	}
+	decode := e.decode
+	if decode == nil {
+		decode = DecodeJSON
+	}
+	v, err := decode(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
+	}
+	return v, nil
+}
+
+// DecodeJSON decodes one JSON document from r, numbers as float64, and
+// refuses trailing data other than white space.
+func DecodeJSON(r io.Reader) (any, error) {
+	dec := json.NewDecoder(r)
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the JSON document")
+	}
+	return v, nil
+}
+
+// peekReader lets parse tell blank input from a document without reading
+// everything into memory.
+type peekReader struct {
+	r   io.Reader
+	buf []byte
+	err error
+}
+
+func newPeekReader(r io.Reader) *peekReader { return &peekReader{r: r} }
+
+// blank reads until the first non-blank byte and reports whether there was
+// none.
+func (p *peekReader) blank() bool {
+	chunk := make([]byte, 32*1024)
+	for p.err == nil {
+		n, err := p.r.Read(chunk)
+		p.buf = append(p.buf, chunk[:n]...)
+		p.err = err
+		if len(bytes.TrimLeft(p.buf, " \t\r\n")) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *peekReader) Read(b []byte) (int, error) {
+	if len(p.buf) > 0 {
+		n := copy(b, p.buf)
+		p.buf = p.buf[n:]
+		return n, nil
+	}
+	if p.err != nil {
+		return 0, p.err
+	}
+	return p.r.Read(b)
+}

@@ -1,0 +1,138 @@
+package acceptor
+
+import "fmt"
+
+// throttlingCodes are the error codes that mean throttling whatever the
+// status (seed 002, as the AWS SDKs list them for 400 responses).
+var throttlingCodes = map[string]bool{
+	"Throttling":                             true,
+	"ThrottlingException":                    true,
+	"ThrottledException":                     true,
+	"RequestThrottledException":              true,
+	"TooManyRequestsException":               true,
+	"ProvisionedThroughputExceededException": true,
+	"TransactionInProgressException":         true,
+	"LimitExceededException":                 true,
+	"PriorRequestNotComplete":                true,
+	"RequestThrottled":                       true,
+	"EC2ThrottledException":                  true,
+	"RequestLimitExceeded":                   true,
+	"SlowDown":                               true,
+	"BandwidthLimitExceeded":                 true,
+}
+
+// IsThrottlingCode reports whether code is one of the throttling error codes
+// of seed 002 (Throttling, ThrottlingException, SlowDown, …).
+func IsThrottlingCode(code string) bool { return throttlingCodes[code] }
+
+// IsThrottlingResponse reports whether an HTTP status with an error code is a
+// throttling error under seed 002: 429; 400 with a throttling code; 403
+// RequestThrottled; 502 EC2ThrottledException; 503 SlowDown or
+// RequestLimitExceeded; 509 BandwidthLimitExceeded.
+func IsThrottlingResponse(status int, code string) bool {
+	switch status {
+	case 429:
+		return true
+	case 400:
+		return throttlingCodes[code] && code != "RequestThrottled" && code != "EC2ThrottledException" &&
+			code != "SlowDown" && code != "RequestLimitExceeded" && code != "BandwidthLimitExceeded"
+	case 403:
+		return code == "RequestThrottled"
+	case 502:
+		return code == "EC2ThrottledException"
+	case 503:
+		return code == "SlowDown" || code == "RequestLimitExceeded"
+	case 509:
+		return code == "BandwidthLimitExceeded"
+	}
+	return false
+}
+
+// RunFallback classifies an attempt no acceptor matched, for retry run.
+//
+// Commands: exit 0 succeeds; a start failure (126, 127) fails; an attempt
+// stopped by --attempt-timeout is a retry (timeout); a known throttling error
+// code is a retry (throttling); any other non-zero status is a retry
+// (server-side).
+//
+// HTTP: 2xx succeeds; throttling responses (IsThrottlingResponse) are a retry
+// (throttling); 408, 500, 502, 503 and 504 a retry (server-side); other
+// statuses fail. A transport error is a retry (client-side) when Transient,
+// else a failure; a timeout is a retry (timeout).
+func RunFallback(a *Attempt) (Directive, string) {
+	if a.ExitCode < 0 { // HTTP
+		return httpFallback(a)
+	}
+	switch {
+	case a.TimedOut:
+		return RetryTimeout, "attempt timed out"
+	case a.NotStarted:
+		return Fail, fmt.Sprintf("could not start (exit status %d)", a.ExitCode)
+	case a.ExitCode == 0 && !a.Failed:
+		return Succeed, "exit status 0"
+	case a.ErrorCode != "" && throttlingCodes[a.ErrorCode]:
+		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
+	}
+	return RetryServer, fmt.Sprintf("exit status %d", a.ExitCode)
+}
+
+func httpFallback(a *Attempt) (Directive, string) {
+	switch {
+	case a.TimedOut:
+		return RetryTimeout, "attempt timed out"
+	case a.Err != nil && a.Transient:
+		return RetryClient, a.Err.Error()
+	case a.Err != nil:
+		return Fail, a.Err.Error()
+	}
+	why := fmt.Sprintf("HTTP %d", a.Status)
+	if a.ErrorCode != "" {
+		why += " " + a.ErrorCode
+	}
+	switch {
+	case a.Status >= 200 && a.Status < 300:
+		return Succeed, why
+	case IsThrottlingResponse(a.Status, a.ErrorCode):
+		return RetryThrottle, why
+	}
+	switch a.Status {
+	case 408, 500, 502, 503, 504:
+		return RetryServer, why
+	}
+	return Fail, why
+}
+
+// WaitFallback classifies an attempt no acceptor matched, for retry wait, as
+// Smithy and botocore waiters do: a failed attempt is a failure at once, a
+// successful one a retry. Two exceptions keep a wait polling: an attempt
+// stopped by --attempt-timeout (retry, timeout) and an HTTP transport error
+// that is transient (connection refused while a service starts).
+func WaitFallback(a *Attempt) (Directive, string) {
+	switch {
+	case a.TimedOut:
+		return RetryTimeout, "attempt timed out"
+	case a.Err != nil && a.Transient:
+		return RetryClient, a.Err.Error()
+	case a.Err != nil:
+		return Fail, "unmatched error: " + a.Err.Error()
+	case a.Failed:
+		return Fail, "unmatched error: " + describeError(a)
+	}
+	return RetryServer, "no acceptor matched"
+}
+
+func describeError(a *Attempt) string {
+	var s string
+	if a.Status != 0 {
+		s = fmt.Sprintf("HTTP %d", a.Status)
+	} else {
+		s = fmt.Sprintf("exit status %d", a.ExitCode)
+	}
+	if a.ErrorCode != "" {
+		s += ", error code " + a.ErrorCode
+		if a.ErrorMessage != "" {
+			s += ": " + a.ErrorMessage
+		}
+	}
+	return s
+}

@@ -1,0 +1,55 @@
+// Package bucket holds retry token buckets: the standard bucket of the AWS
+// SDKs, which bounds how many retries a client (or a scope of clients) may
+// make, and a no-op bucket for waiters.
+//
+// The interface follows seed 000: a strategy acquires a token before the
+// first attempt; after each attempt it resolves the token exactly once, by
+// NotifySuccess, NotifyFailure, or ScheduleRetry (which returns the token for
+// the next attempt).
+package bucket
+
+import (
+	"context"
+	"fmt"
+)
+
+// Bucket hands out retry tokens.
+type Bucket interface {
+	// Acquire returns the token for the first attempt of a run. It may block
+	// (an adaptive rate limiter) until ctx is done.
+	Acquire(ctx context.Context) (Token, error)
+}
+
+// Token is one attempt's claim on a bucket. Exactly one of its methods is
+// called, once.
+type Token interface {
+	// ScheduleRetry takes the cost of a retry from the bucket and returns the
+	// token for the next attempt. throttling selects the throttling cost. An
+	// empty bucket returns an *EmptyError.
+	ScheduleRetry(ctx context.Context, throttling bool) (Token, error)
+	// NotifySuccess returns to the bucket what this run's retries cost (or
+	// the first-try refund).
+	NotifySuccess()
+	// NotifyFailure resolves the token without a refund: the run ended in
+	// failure.
+	NotifyFailure()
+}
+
+// EmptyError is returned by ScheduleRetry when the bucket holds fewer tokens
+// than the retry costs.
+type EmptyError struct {
+	Cost      int // what the retry would have cost
+	Available int // what the bucket held
+	Capacity  int
+}
+
+func (e *EmptyError) Error() string {
+	return fmt.Sprintf("retry token bucket is empty: a retry costs %d, %d of %d left", e.Cost, e.Available, e.Capacity)
+}
+
+// Limiter is a client-side rate limiter (adaptive mode): Wait blocks until
+// an attempt may be sent; Update tells it how the attempt went.
+type Limiter interface {
+	Wait(ctx context.Context) error
+	Update(throttled bool)
+}

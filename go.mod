@@ -1,0 +1,3 @@
+module github.com/retry-dev/retry
+
+go 1.26.8

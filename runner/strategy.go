@@ -1,0 +1,425 @@
+// Package runner holds the strategy loop (attempt → acceptors → directive →
+// token bucket → backoff → sleep) and the attempt sources: commands and HTTP
+// calls.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"syscall"
+	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/backoff"
+	"github.com/retry-dev/retry/bucket"
+)
+
+// Causes of a stopped attempt or run, as context.Cause reports them.
+var (
+	// ErrDeadline: the --max-time budget ran out.
+	ErrDeadline = errors.New("time budget exceeded")
+	// ErrAttemptTimeout: the attempt ran past --attempt-timeout.
+	ErrAttemptTimeout = errors.New("attempt timed out")
+)
+
+// Interrupt is the cancellation cause when retry itself received a signal.
+// Sources forward Signal to the attempt.
+type Interrupt struct{ Signal syscall.Signal }
+
+func (i *Interrupt) Error() string { return "interrupted by " + i.Signal.String() }
+
+// Source runs attempts.
+type Source interface {
+	// Attempt runs attempt n (1-based) of at most max (0: unlimited). It
+	// stops the attempt when ctx is done; context.Cause(ctx) tells why
+	// (ErrAttemptTimeout, ErrDeadline, *Interrupt) and Result.Stopped
+	// records it. It always returns a Result.
+	Attempt(ctx context.Context, n, max int) *Result
+}
+
+// SourceFunc adapts a function to a Source.
+type SourceFunc func(ctx context.Context, n, max int) *Result
+
+// Attempt calls f.
+func (f SourceFunc) Attempt(ctx context.Context, n, max int) *Result { return f(ctx, n, max) }
+
+// Result is one attempt as the strategy sees it.
+type Result struct {
+	*acceptor.Attempt
+	// Stopped is the cause that stopped the attempt before it finished on
+	// its own (ErrAttemptTimeout, ErrDeadline, *Interrupt); nil otherwise.
+	Stopped error
+	// Release drops what the attempt kept (its stdout); the strategy calls
+	// it when a later attempt supersedes this one. nil: nothing to release.
+	Release func()
+	// Info is source-specific detail for logs and the report (HTTP status
+	// line and headers, redacted).
+	Info map[string]string
+}
+
+// End says why a run ended.
+type End int
+
+// The ends of a run.
+const (
+	EndSuccess     End = iota + 1 // a success directive
+	EndFailure                    // a failure directive
+	EndAttempts                   // a retry directive on the last allowed attempt
+	EndBucket                     // the retry token bucket could not pay for a retry
+	EndDeadline                   // the --max-time budget ran out
+	EndInterrupted                // retry received a signal
+)
+
+func (e End) String() string {
+	switch e {
+	case EndSuccess:
+		return "success"
+	case EndFailure:
+		return "failure"
+	case EndAttempts:
+		return "attempts exhausted"
+	case EndBucket:
+		return "retry token bucket empty"
+	case EndDeadline:
+		return "time budget exceeded"
+	case EndInterrupted:
+		return "interrupted"
+	}
+	return "unknown"
+}
+
+// Record is one attempt in an Outcome.
+type Record struct {
+	Number   int
+	Start    time.Time
+	Duration time.Duration
+	Result   *Result
+	Decision acceptor.Decision
+	// Delay is the delay planned after this attempt; 0 for the last one.
+	Delay time.Duration
+	// RetryAfter is the hint that raised Delay, if any.
+	RetryAfter time.Duration
+}
+
+// Outcome is what a run produced.
+type Outcome struct {
+	End      End
+	Attempts []Record
+	Start    time.Time
+	Elapsed  time.Duration
+	// Err carries detail for some ends: the *bucket.EmptyError for
+	// EndBucket, the *Interrupt for EndInterrupted.
+	Err error
+}
+
+// Last returns the last attempt's record, or nil when no attempt ran.
+func (o *Outcome) Last() *Record {
+	if len(o.Attempts) == 0 {
+		return nil
+	}
+	return &o.Attempts[len(o.Attempts)-1]
+}
+
+// Event is something the strategy reports as it goes, for logs and the live
+// status line.
+type Event struct {
+	Kind EventKind
+	// Record is the attempt the event is about (EventAttemptEnd).
+	Record *Record
+	// Attempt is the number of the attempt starting (EventAttemptStart).
+	Attempt     int
+	MaxAttempts int
+	Time        time.Time
+	Outcome     *Outcome // EventEnd
+}
+
+// EventKind tells events apart.
+type EventKind int
+
+// The event kinds.
+const (
+	EventAttemptStart EventKind = iota + 1
+	EventAttemptEnd
+	EventEnd
+)
+
+// Strategy is the retry loop of seed 000, shared by retry run and retry
+// wait. The zero value is not useful: Chain and Backoff are required.
+type Strategy struct {
+	// MaxAttempts bounds the attempts, the first included; 0 is unlimited.
+	MaxAttempts int
+	// MaxTime is the budget for the whole run; 0 is none.
+	MaxTime time.Duration
+	// AttemptTimeout bounds each attempt; 0 is none.
+	AttemptTimeout time.Duration
+	// FinalGrace is how long an attempt that starts at the deadline may run
+	// (the waiter's final poll, when its delay ends exactly at the deadline).
+	// 0: no attempt starts at the deadline.
+	FinalGrace time.Duration
+
+	Chain *acceptor.Chain
+	// Backoff computes delays; ThrottleBackoff those after throttling
+	// (nil: Backoff).
+	Backoff         backoff.Backoff
+	ThrottleBackoff backoff.Backoff
+	// MaxRetryAfter caps a server's retry-after hint; 0 ignores hints.
+	MaxRetryAfter time.Duration
+
+	// Bucket pays for retries; nil is a no-op bucket.
+	Bucket bucket.Bucket
+	// Limiter, when set, paces every attempt (adaptive mode).
+	Limiter bucket.Limiter
+
+	// Now and Sleep are the clock; nil means the time package. Sleep returns
+	// ctx's cause if ctx is done first.
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// Rand is the randomness for jitter; required when a backoff jitters.
+	Rand backoff.Rand
+
+	// Observe, when set, receives events as they happen.
+	Observe func(Event)
+}
+
+func (s *Strategy) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Strategy) sleep(ctx context.Context, d time.Duration) error {
+	if s.Sleep != nil {
+		return s.Sleep(ctx, d)
+	}
+	return SleepContext(ctx, d)
+}
+
+// SleepContext sleeps for d or until ctx is done, whichever is first, and
+// returns context.Cause(ctx) in the second case.
+func SleepContext(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return context.Cause(ctx)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (s *Strategy) observe(e Event) {
+	if s.Observe != nil {
+		s.Observe(e)
+	}
+}
+
+// Run runs attempts from src until a terminal directive, the attempt limit,
+// an empty bucket, the deadline or ctx's cancellation (an *Interrupt cause
+// ends the run as interrupted). It always returns an Outcome; the last
+// attempt's stdout is not released.
+func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
+	out := &Outcome{Start: s.now()}
+	defer func() {
+		out.Elapsed = s.now().Sub(out.Start)
+		s.observe(Event{Kind: EventEnd, Outcome: out, Time: s.now()})
+	}()
+
+	var deadline time.Time
+	if s.MaxTime > 0 {
+		deadline = out.Start.Add(s.MaxTime)
+	}
+	bkt := s.Bucket
+	if bkt == nil {
+		bkt = bucket.NoOp{}
+	}
+	token, err := bkt.Acquire(ctx)
+	if err != nil {
+		out.End, out.Err = s.endFor(ctx, err)
+		return out
+	}
+	var previous time.Duration
+	for n := 1; ; n++ {
+		if s.Limiter != nil {
+			if err := s.waitLimiter(ctx, deadline); err != nil {
+				token.NotifyFailure()
+				out.End, out.Err = s.endFor(ctx, err)
+				return out
+			}
+		}
+		rec := s.attempt(ctx, src, n, deadline)
+		out.Attempts = append(out.Attempts, rec)
+		r := &out.Attempts[len(out.Attempts)-1]
+		if n > 1 {
+			if prev := &out.Attempts[len(out.Attempts)-2]; prev.Result.Release != nil {
+				prev.Result.Release()
+			}
+		}
+		if s.Limiter != nil {
+			s.Limiter.Update(r.Decision.Directive.IsThrottle())
+		}
+		if cause := r.Result.Stopped; cause != nil && !errors.Is(cause, ErrAttemptTimeout) {
+			// Stopped by the deadline or a signal: nothing to evaluate.
+			token.NotifyFailure()
+			out.End, out.Err = s.endFor(ctx, cause)
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			return out
+		}
+		d := r.Decision.Directive
+		switch {
+		case d == acceptor.Succeed:
+			token.NotifySuccess()
+			out.End = EndSuccess
+		case d == acceptor.Fail:
+			token.NotifyFailure()
+			out.End = EndFailure
+		case ctx.Err() != nil:
+			token.NotifyFailure()
+			out.End, out.Err = s.endFor(ctx, context.Cause(ctx))
+		case s.MaxAttempts > 0 && n >= s.MaxAttempts:
+			token.NotifyFailure()
+			out.End = EndAttempts
+		}
+		if out.End != 0 {
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			return out
+		}
+		next, err := token.ScheduleRetry(ctx, d.IsThrottle())
+		if err != nil {
+			out.End, out.Err = s.endFor(ctx, err)
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			return out
+		}
+		token = next
+		delay, hint, end := s.plan(r, previous, deadline)
+		if end != 0 {
+			token.NotifyFailure()
+			out.End = end
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			return out
+		}
+		r.Delay, r.RetryAfter = delay, hint
+		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		if err := s.sleep(ctx, delay); err != nil {
+			token.NotifyFailure()
+			out.End, out.Err = s.endFor(ctx, err)
+			return out
+		}
+		previous = delay
+	}
+}
+
+// attempt runs attempt n under the deadline and the attempt timeout and
+// evaluates it.
+func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time.Time) Record {
+	start := s.now()
+	actx, cancel := s.attemptContext(ctx, start, deadline)
+	defer cancel()
+	s.observe(Event{Kind: EventAttemptStart, Attempt: n, MaxAttempts: s.MaxAttempts, Time: start})
+	res := src.Attempt(actx, n, s.MaxAttempts)
+	if res.Attempt == nil {
+		res.Attempt = &acceptor.Attempt{}
+	}
+	res.Number = n
+	if errors.Is(res.Stopped, ErrAttemptTimeout) {
+		res.TimedOut = true
+	}
+	rec := Record{Number: n, Start: start, Duration: s.now().Sub(start), Result: res}
+	if res.Stopped == nil || errors.Is(res.Stopped, ErrAttemptTimeout) {
+		rec.Decision = s.Chain.Evaluate(res.Attempt)
+	}
+	if res.RetryUnsafe && rec.Decision.Directive.IsRetry() {
+		rec.Decision.Directive = acceptor.Fail
+		rec.Decision.Value += "; not retried: the request may have been sent and its method is not idempotent (use --idempotent)"
+	}
+	return rec
+}
+
+// attemptContext bounds one attempt: by the deadline (with ErrDeadline as
+// cause) and by the attempt timeout (ErrAttemptTimeout). An attempt that
+// starts at or past the deadline (the waiter's final poll) gets FinalGrace.
+func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time) (context.Context, context.CancelFunc) {
+	var cancels []context.CancelFunc
+	if !deadline.IsZero() {
+		dl := deadline
+		if !start.Before(deadline) {
+			dl = start.Add(s.FinalGrace)
+		}
+		var c context.CancelFunc
+		ctx, c = context.WithDeadlineCause(ctx, dl, ErrDeadline)
+		cancels = append(cancels, c)
+	}
+	if s.AttemptTimeout > 0 {
+		var c context.CancelFunc
+		ctx, c = context.WithTimeoutCause(ctx, s.AttemptTimeout, ErrAttemptTimeout)
+		cancels = append(cancels, c)
+	}
+	return ctx, func() {
+		for i := len(cancels) - 1; i >= 0; i-- {
+			cancels[i]()
+		}
+	}
+}
+
+// plan computes the delay after attempt r. It returns a non-zero End when the
+// delay cannot be slept: it would end past the deadline, or the server's hint
+// does.
+func (s *Strategy) plan(r *Record, previous time.Duration, deadline time.Time) (delay, hint time.Duration, end End) {
+	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
+	now := s.now()
+	if !deadline.IsZero() {
+		step.Remaining = deadline.Sub(now)
+		if step.Remaining < 0 {
+			step.Remaining = 0
+		}
+	}
+	b := s.Backoff
+	if r.Decision.Directive.IsThrottle() && s.ThrottleBackoff != nil {
+		b = s.ThrottleBackoff
+	}
+	delay = b.Delay(step, s.Rand)
+	if ra := r.Result.RetryAfter; ra > 0 && s.MaxRetryAfter > 0 {
+		hint = min(ra, s.MaxRetryAfter)
+		if !deadline.IsZero() && now.Add(hint).After(deadline) {
+			return 0, hint, EndDeadline
+		}
+		delay = max(delay, hint)
+	}
+	if !deadline.IsZero() {
+		at := now.Add(delay)
+		if at.After(deadline) || (!at.Before(deadline) && s.FinalGrace == 0) {
+			return 0, hint, EndDeadline
+		}
+	}
+	return delay, hint, 0
+}
+
+func (s *Strategy) waitLimiter(ctx context.Context, deadline time.Time) error {
+	if deadline.IsZero() {
+		return s.Limiter.Wait(ctx)
+	}
+	lctx, cancel := context.WithDeadlineCause(ctx, deadline, ErrDeadline)
+	defer cancel()
+	return s.Limiter.Wait(lctx)
+}
+
+// endFor maps the error that stopped a run to its End.
+func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
+	var intr *Interrupt
+	var empty *bucket.EmptyError
+	switch {
+	case errors.As(err, &intr):
+		return EndInterrupted, intr
+	case errors.As(context.Cause(ctx), &intr):
+		return EndInterrupted, intr
+	case errors.As(err, &empty):
+		return EndBucket, empty
+	case errors.Is(err, ErrDeadline), errors.Is(err, context.DeadlineExceeded):
+		return EndDeadline, nil
+	}
+	return EndFailure, fmt.Errorf("%w", err)
+}
