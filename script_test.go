@@ -1,0 +1,44 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/retry-dev/retry/cmd"
+)
+
+// scriptPrograms are the programs scripts run with exec: the retry binary
+// itself and helper children, all re-executions of this test binary. Files
+// *_test.go add theirs in init.
+var scriptPrograms = map[string]func(){
+	"retry": func() { os.Exit(cmd.Main()) },
+}
+
+// scriptCommands are custom script commands, added in init by *_test.go.
+var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, scriptPrograms)
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		Cmds:                scriptCommands,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Setup: func(env *testscript.Env) error {
+			// Scripts see no RETRY_* defaults but the ones they set.
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "RETRY_") {
+					env.Setenv(k, "")
+				}
+			}
+			env.Setenv("RETRY_STATE_DIR", env.WorkDir+"/.state")
+			return nil
+		},
+	})
+}
