@@ -1,0 +1,248 @@
+package bucket
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+)
+
+// scheduleN resolves tok by ScheduleRetry n times in a row (each on the
+// token the previous call returned) and returns the last token.
+func scheduleN(t *testing.T, tok Token, throttling bool, n int) Token {
+	t.Helper()
+	for i := range n {
+		next, err := tok.ScheduleRetry(context.Background(), throttling)
+		if err != nil {
+			t.Fatalf("retry %d: %v", i+1, err)
+		}
+		tok = next
+	}
+	return tok
+}
+
+func acquire(t *testing.T, b Bucket) Token {
+	t.Helper()
+	tok, err := b.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	return tok
+}
+
+func TestNewStandardCapacity(t *testing.T) {
+	for _, tc := range []struct{ in, want int }{{0, 500}, {-3, 500}, {1, 1}, {20, 20}} {
+		b := NewStandard(tc.in)
+		if b.Capacity() != tc.want || b.Available() != tc.want {
+			t.Errorf("NewStandard(%d): capacity %d available %d, want %d full", tc.in, b.Capacity(), b.Available(), tc.want)
+		}
+	}
+}
+
+func TestStandardCosts(t *testing.T) {
+	tests := []struct {
+		name      string
+		run       func(t *testing.T, b *Standard)
+		available int
+	}{
+		{"first-try success refunds 1, capped at capacity", func(t *testing.T, b *Standard) {
+			acquire(t, b).NotifySuccess()
+		}, 500},
+		{"first-try failure costs nothing", func(t *testing.T, b *Standard) {
+			acquire(t, b).NotifyFailure()
+		}, 500},
+		{"retry costs 14", func(t *testing.T, b *Standard) {
+			scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
+		}, 486},
+		{"throttling retry costs 5", func(t *testing.T, b *Standard) {
+			scheduleN(t, acquire(t, b), true, 1).NotifyFailure()
+		}, 495},
+		{"success after a retry refunds 14", func(t *testing.T, b *Standard) {
+			scheduleN(t, acquire(t, b), false, 3).NotifySuccess()
+		}, 500 - 3*14 + 14},
+		{"success refunds only the last retry's cost", func(t *testing.T, b *Standard) {
+			tok := scheduleN(t, acquire(t, b), false, 2)
+			scheduleN(t, tok, true, 1).NotifySuccess()
+		}, 500 - 2*14 - 5 + 5},
+		{"success after a throttling then a normal retry refunds 14", func(t *testing.T, b *Standard) {
+			tok := scheduleN(t, acquire(t, b), true, 1)
+			scheduleN(t, tok, false, 1).NotifySuccess()
+		}, 500 - 5 - 14 + 14},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewStandard(0)
+			tc.run(t, b)
+			if got := b.Available(); got != tc.available {
+				t.Errorf("available = %d, want %d", got, tc.available)
+			}
+		})
+	}
+}
+
+func TestStandardRefundCappedAtCapacity(t *testing.T) {
+	b := NewStandard(30)
+	a := scheduleN(t, acquire(t, b), false, 1) // 16 left
+	c := acquire(t, b)
+	c.NotifySuccess() // +1: 17
+	if got := b.Available(); got != 17 {
+		t.Fatalf("available = %d, want 17", got)
+	}
+	a.NotifySuccess() // +14 = 31, capped at 30
+	if got := b.Available(); got != 30 {
+		t.Fatalf("available = %d, want 30 (capped)", got)
+	}
+}
+
+func TestStandardEmpty(t *testing.T) {
+	b := NewStandard(20)
+	tok := scheduleN(t, acquire(t, b), false, 1) // 6 left
+	next, err := tok.ScheduleRetry(context.Background(), false)
+	var empty *EmptyError
+	if !errors.As(err, &empty) || next != nil {
+		t.Fatalf("ScheduleRetry on 6 tokens = %v, %v; want *EmptyError", next, err)
+	}
+	if *empty != (EmptyError{Cost: 14, Available: 6, Capacity: 20}) {
+		t.Errorf("EmptyError = %+v", *empty)
+	}
+	if want := "retry token bucket is empty: a retry costs 14, 6 of 20 left"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err, want)
+	}
+	if got := b.Available(); got != 6 {
+		t.Errorf("an empty bucket took tokens: available = %d, want 6", got)
+	}
+	// The throttling cost (5) still fits in 6.
+	tok2 := scheduleN(t, acquire(t, b), true, 1)
+	if got := b.Available(); got != 1 {
+		t.Errorf("available = %d, want 1", got)
+	}
+	tok2.NotifySuccess()
+	if got := b.Available(); got != 6 {
+		t.Errorf("available = %d, want 6", got)
+	}
+}
+
+func TestStandardTokenResolvedOnce(t *testing.T) {
+	ctx := context.Background()
+	t.Run("success twice refunds once", func(t *testing.T) {
+		b := NewStandard(0)
+		tok := scheduleN(t, acquire(t, b), false, 2) // 472
+		tok.NotifySuccess()
+		tok.NotifySuccess()
+		if got := b.Available(); got != 486 {
+			t.Errorf("available = %d, want 486", got)
+		}
+	})
+	t.Run("success after failure refunds nothing", func(t *testing.T) {
+		b := NewStandard(0)
+		tok := scheduleN(t, acquire(t, b), false, 1)
+		tok.NotifyFailure()
+		tok.NotifySuccess()
+		if got := b.Available(); got != 486 {
+			t.Errorf("available = %d, want 486", got)
+		}
+	})
+	t.Run("retry on a resolved token takes nothing", func(t *testing.T) {
+		b := NewStandard(0)
+		tok := acquire(t, b)
+		if _, err := tok.ScheduleRetry(ctx, false); err != nil {
+			t.Fatal(err)
+		}
+		for _, resolve := range []func(){
+			func() {}, // already resolved by the ScheduleRetry above
+			tok.NotifySuccess,
+			tok.NotifyFailure,
+		} {
+			resolve()
+			if next, err := tok.ScheduleRetry(ctx, false); !errors.Is(err, ErrTokenResolved) || next != nil {
+				t.Errorf("ScheduleRetry on a resolved token = %v, %v; want ErrTokenResolved", next, err)
+			}
+		}
+		if got := b.Available(); got != 486 {
+			t.Errorf("available = %d, want 486", got)
+		}
+	})
+	t.Run("an empty bucket resolves the token", func(t *testing.T) {
+		b := NewStandard(10)
+		tok := acquire(t, b)
+		if _, err := tok.ScheduleRetry(ctx, false); err == nil {
+			t.Fatal("ScheduleRetry on 10 tokens succeeded")
+		}
+		tok.NotifySuccess() // no refund after the failed retry
+		if _, err := tok.ScheduleRetry(ctx, true); !errors.Is(err, ErrTokenResolved) {
+			t.Errorf("second ScheduleRetry = %v, want ErrTokenResolved", err)
+		}
+		if got := b.Available(); got != 10 {
+			t.Errorf("available = %d, want 10", got)
+		}
+	})
+}
+
+// runMany runs n runs concurrently; each calls run with its own token.
+func runMany(n int, run func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { run(i) })
+	}
+	wg.Wait()
+}
+
+func TestStandardConcurrentRuns(t *testing.T) {
+	// 40 runs each retry once (14) and once after throttling (5), then
+	// succeed, refunding 5: 500 - 40*19 would not fit, so use 20 runs:
+	// 500 - 20*19 + 20*5 = 220, whatever the interleaving.
+	b := NewStandard(0)
+	runMany(20, func(int) {
+		tok, _ := b.Acquire(context.Background())
+		tok, err := tok.ScheduleRetry(context.Background(), false)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		tok, err = tok.ScheduleRetry(context.Background(), true)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		tok.NotifySuccess()
+	})
+	if got := b.Available(); got != 220 {
+		t.Errorf("available = %d, want 220", got)
+	}
+}
+
+func TestStandardConcurrentContention(t *testing.T) {
+	// 100 runs each want one retry of 14 from 500 tokens: exactly
+	// floor(500/14) = 35 get it, 10 tokens are left, and the 65 others see
+	// an *EmptyError whose numbers are consistent.
+	b := NewStandard(0)
+	var mu sync.Mutex
+	granted, empties := 0, 0
+	runMany(100, func(int) {
+		tok, _ := b.Acquire(context.Background())
+		_, err := tok.ScheduleRetry(context.Background(), false)
+		mu.Lock()
+		defer mu.Unlock()
+		var empty *EmptyError
+		switch {
+		case err == nil:
+			granted++
+		case errors.As(err, &empty):
+			empties++
+			if empty.Cost != 14 || empty.Capacity != 500 || empty.Available >= 14 || empty.Available < 0 {
+				t.Errorf("EmptyError = %+v", *empty)
+			}
+		default:
+			t.Error(err)
+		}
+	})
+	if granted != 35 || empties != 65 || b.Available() != 10 {
+		t.Errorf("granted %d, empty %d, available %d; want 35, 65, 10", granted, empties, b.Available())
+	}
+}
+
+func TestNoOp(t *testing.T) {
+	var b Bucket = NoOp{}
+	tok := scheduleN(t, acquire(t, b), false, 1000)
+	tok.NotifySuccess()
+}
