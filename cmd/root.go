@@ -3,5 +3,145 @@
 // package that decides an exit status.
 package cmd
 
-// Main runs retry with os.Args and returns the exit status.
-func Main() int { return 0 }
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Exit statuses of retry itself (the others come from the command).
+const (
+	exitOK       = 0
+	exitFailure  = 1
+	exitTimeout  = 124
+	exitUsage    = 125
+	exitNotExec  = 126
+	exitNotFound = 127
+)
+
+// version is set at build time with -ldflags "-X github.com/retry-dev/retry/cmd.version=…".
+var version = ""
+
+// Version returns retry's version: the one set at build time, else the
+// module version, else "dev".
+func Version() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// exitError carries an exit status up to Main.
+type exitError struct {
+	code int
+	msg  string // printed as "retry: msg" when not empty
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// usageError is bad input: exit 125, nothing run.
+func usageError(format string, args ...any) error {
+	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
+}
+
+// Main runs retry with os.Args and the process's streams and returns the
+// exit status. It is the one place that turns errors into exit statuses.
+func Main() int {
+	io := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	root := NewCmdRoot(io)
+	root.SetArgs(os.Args[1:])
+	err := root.Execute()
+	return exitCode(io, err)
+}
+
+func exitCode(io *Streams, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(io.Err, "retry: "+ee.msg)
+		}
+		return ee.code
+	}
+	// Cobra's own errors (unknown command, bad arguments) are usage errors.
+	fmt.Fprintln(io.Err, "retry: "+flagErrorText(err))
+	return exitUsage
+}
+
+// NewCmdRoot builds the retry command tree.
+func NewCmdRoot(io *Streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "retry",
+		Short: "Re-run commands and HTTP calls until they succeed; wait for JSON states",
+		Long: `retry re-runs a command or an HTTP call until it succeeds, classifying every
+attempt (success, failure, or retry for a reason) with backoff, jitter and a
+retry token bucket; retry wait polls a command or URL whose output is JSON
+until JMESPath acceptors reach a success or failure state.`,
+		Version:       Version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(io.Out)
+	root.SetErr(io.Err)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError("%s", flagErrorText(err))
+	})
+	root.SetHelpTemplate(root.HelpTemplate() + exitStatusHelp)
+	root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io))
+	root.CompletionOptions.HiddenDefaultCmd = false
+	return root
+}
+
+const exitStatusHelp = `
+Exit status:
+  0        success
+  N        run: the last attempt's exit status (128+N if it died of signal N)
+           when a failure acceptor matched or attempts ran out
+  1        wait: a failure state was reached; run --url: the call failed
+  124      the --max-time budget ran out, or run's last attempt timed out;
+           wait: gave up (time or attempts) before a terminal state
+  125      retry's own error: bad usage, invalid expression, unreadable waiter file
+  126/127  the command cannot be executed / was not found
+  128+N    retry itself received signal N
+`
+
+func newCmdVersion(io *Streams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print retry's version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			fmt.Fprintln(io.Out, "retry version "+Version())
+			return nil
+		},
+	}
+}
+
+// flagErrorText turns pflag's errors into one line that names the flag and
+// says what is accepted.
+func flagErrorText(err error) string {
+	var iv *pflag.InvalidValueError
+	if errors.As(err, &iv) {
+		f := iv.GetFlag()
+		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), iv.Unwrap())
+	}
+	var ne *pflag.NotExistError
+	if errors.As(err, &ne) {
+		return err.Error() + " (see retry help)"
+	}
+	s := err.Error()
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}

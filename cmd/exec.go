@@ -1,0 +1,452 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/backoff"
+	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/runner"
+)
+
+// plan is everything a run needs, built and validated before the first
+// attempt: nothing runs when building it fails.
+type plan struct {
+	strategy *runner.Strategy
+	source   runner.Source
+	closer   func()
+	query    *acceptor.Query
+	final    bool // write the last attempt's stdout at the end
+	http     bool
+	describe []string // the command or URL as logs and the report show it
+}
+
+// runRetry validates o, runs the strategy and maps the outcome to an exit
+// status.
+func runRetry(o *Options) error {
+	if o.ListWaiters {
+		return listWaiters(o)
+	}
+	p, err := buildPlan(o)
+	if err != nil {
+		return err
+	}
+	defer p.closer()
+
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	go func() {
+		for s := range sigs {
+			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})
+		}
+	}()
+
+	log := newLogger(o, p)
+	p.strategy.Observe = log.observe
+	p.strategy.Sleep = log.sleep
+	out := p.strategy.Run(ctx, p.source)
+
+	if p.final {
+		if err := writeFinal(o, p, out); err != nil {
+			log.warn("%v", err)
+		}
+	}
+	if last := out.Last(); last != nil && last.Result.Release != nil {
+		last.Result.Release()
+	}
+	code := exitStatus(o, p, out)
+	if o.Report != "" {
+		if err := writeReport(o, p, out, code); err != nil {
+			log.warn("--report: %v", err)
+		}
+	}
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
+func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
+	last := out.Last()
+	switch out.End {
+	case runner.EndSuccess:
+		return exitOK
+	case runner.EndInterrupted:
+		var intr *runner.Interrupt
+		if errors.As(out.Err, &intr) {
+			return 128 + int(intr.Signal)
+		}
+		return 128 + int(syscall.SIGTERM)
+	case runner.EndDeadline:
+		return exitTimeout
+	}
+	if o.Wait {
+		if out.End == runner.EndFailure {
+			return exitFailure
+		}
+		return exitTimeout // gave up: attempts, or an empty bucket
+	}
+	if p.http || last == nil {
+		return exitFailure
+	}
+	a := last.Result.Attempt
+	switch {
+	case a.TimedOut:
+		return exitTimeout
+	case a.ExitCode == 0:
+		// A failure acceptor matched a zero exit status: still a failure.
+		return exitFailure
+	}
+	return a.ExitCode
+}
+
+// buildPlan validates o and builds the strategy and the source.
+func buildPlan(o *Options) (*plan, error) {
+	p := &plan{closer: func() {}}
+	var waiter *acceptor.Waiter
+	if o.Waiter != "" || o.WaiterFile != "" {
+		if o.Waiter == "" || o.WaiterFile == "" {
+			return nil, usageError("--waiter-file and --waiter go together: give the file and the name of a waiter in it (--list-waiters lists them)")
+		}
+		wf, err := acceptor.LoadWaiters(o.WaiterFile)
+		if err != nil {
+			return nil, usageError("--waiter-file: %v", err)
+		}
+		if waiter, err = wf.Waiter(o.Waiter); err != nil {
+			return nil, usageError("--waiter: %v", err)
+		}
+	}
+
+	attempts, err := o.budget(waiter)
+	if err != nil {
+		return nil, err
+	}
+	bo, throttle, finalGrace, err := o.backoff(waiter)
+	if err != nil {
+		return nil, err
+	}
+	if o.Schedule != "" {
+		sch, err := backoff.ParseSchedule(o.Schedule)
+		if err != nil {
+			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
+		}
+		bo, throttle = sch.Backoff, nil
+		if !o.given("attempts") {
+			attempts = sch.Attempts
+		}
+	}
+	if attempts == 0 && o.MaxTime == 0 {
+		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
+	}
+
+	chain, err := o.chain(waiter)
+	if err != nil {
+		return nil, err
+	}
+	if o.Query != "" {
+		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
+			return nil, usageError("--query: %q: %v", o.Query, err)
+		}
+	}
+
+	bkt, limiter, err := o.bucket()
+	if err != nil {
+		return nil, err
+	}
+
+	p.strategy = &runner.Strategy{
+		MaxAttempts:     attempts,
+		MaxTime:         o.MaxTime,
+		AttemptTimeout:  o.AttemptTimeout,
+		FinalGrace:      finalGrace,
+		Chain:           chain,
+		Backoff:         bo,
+		ThrottleBackoff: throttle,
+		MaxRetryAfter:   o.MaxRetryAfter,
+		Bucket:          bkt,
+		Limiter:         limiter,
+		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+	}
+	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// budget returns the attempt limit.
+func (o *Options) budget(w *acceptor.Waiter) (int, error) {
+	attempts := o.Attempts
+	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
+		attempts = w.MaxAttempts
+		if !o.given("max-time") {
+			o.MaxTime = 0 // botocore waiters are bounded by their attempts
+		}
+	}
+	return attempts, nil
+}
+
+// backoff builds the backoff for ordinary retries and the one for
+// throttling retries, and the waiter's final-poll grace.
+func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+	kind, delay, maxDelay, jitter := o.Backoff, o.Delay, o.MaxDelay, o.Jitter
+	if w != nil && !o.given("backoff") {
+		if w.Smithy {
+			kind = "waiter"
+			if !o.given("delay") && w.MinDelay > 0 {
+				delay = w.MinDelay
+			}
+			if !o.given("max-delay") && w.MaxDelay > 0 {
+				maxDelay = w.MaxDelay
+			}
+		} else {
+			kind = "constant"
+			if !o.given("delay") {
+				delay = w.Delay
+			}
+			if !o.given("jitter") {
+				jitter = "none"
+			}
+		}
+	}
+	if kind == "waiter" {
+		if delay <= 0 {
+			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
+		}
+		if maxDelay < delay {
+			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
+		}
+		grace := o.AttemptTimeout
+		if grace == 0 {
+			grace = delay
+		}
+		wb := backoff.Waiter(delay, maxDelay)
+		return wb, nil, grace, nil
+	}
+	j, err := backoff.ParseJitter(jitter)
+	if err != nil {
+		return nil, nil, 0, usageError("--jitter: %q: %v", jitter, err)
+	}
+	base := func(d time.Duration) backoff.Backoff {
+		var b backoff.Backoff
+		switch kind {
+		case "constant":
+			b = backoff.Constant(d)
+		case "linear":
+			b = backoff.Linear(d)
+		case "fibonacci":
+			b = backoff.Fibonacci(d)
+		case "decorrelated":
+			return backoff.Decorrelated(d, maxDelay)
+		default:
+			b = backoff.Exponential(d, o.Multiplier)
+		}
+		return backoff.WithJitter(backoff.WithCap(b, maxDelay), j)
+	}
+	return base(delay), base(max(delay, o.ThrottleDelay)), 0, nil
+}
+
+// chain builds the acceptor chain: flags in command-line order, then the
+// waiter's acceptors, then the fallback of run or wait.
+func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
+	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
+	exprs := o.Acceptors.exprs()
+	if o.Wait {
+		c.Fallback = acceptor.WaitFallback
+	}
+	if w != nil {
+		c.Acceptors = append(c.Acceptors, w.Acceptors...)
+		exprs = append(exprs, w.Expressions()...)
+	}
+	if o.Input != "" {
+		raw := []byte(o.Input)
+		if strings.HasPrefix(o.Input, "@") {
+			b, err := os.ReadFile(o.Input[1:])
+			if err != nil {
+				return nil, usageError("--input: %v", err)
+			}
+			raw = b
+		}
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return nil, usageError("--input: want JSON or @FILE holding JSON: %v", err)
+		}
+		c.Input = v
+	}
+	if len(exprs) > 0 {
+		c.Decode = acceptor.NewDecoder(exprs, c.Input != nil)
+	}
+	return c, nil
+}
+
+// bucket builds the retry token bucket and the adaptive rate limiter.
+func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, error) {
+	switch o.Mode {
+	case "off":
+		if o.Scope != "" {
+			return nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
+		}
+		return bucket.NoOp{}, nil, nil
+	}
+	var b bucket.Bucket = bucket.NewStandard(bucket.DefaultCapacity)
+	if o.Scope != "" {
+		dir, err := stateDir()
+		if err != nil {
+			return nil, nil, usageError("--scope: %v", err)
+		}
+		s, err := bucket.OpenScope(dir, o.Scope, bucket.DefaultCapacity)
+		if err != nil {
+			return nil, nil, usageError("--scope: %v", err)
+		}
+		b = s
+	}
+	if o.Mode == "adaptive" {
+		return b, bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil
+	}
+	return b, nil, nil
+}
+
+// stateDir is where scopes keep their state: $RETRY_STATE_DIR, else
+// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
+func stateDir() (string, error) {
+	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "retry"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no state directory: set RETRY_STATE_DIR")
+	}
+	return filepath.Join(home, ".local", "state", "retry"), nil
+}
+
+// source builds the command or HTTP source from the arguments.
+func (o *Options) source(p *plan, needJSON bool) error {
+	if o.URL != "" {
+		if len(o.Args) > 0 {
+			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
+		}
+		if o.Shell {
+			return usageError("--shell: runs a command; it cannot go with --url")
+		}
+		return o.httpSource(p)
+	}
+	for _, f := range []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"} {
+		if o.given(f) {
+			return usageError("--%s: only for HTTP calls: give --url URL", f)
+		}
+	}
+	argv, err := o.argv()
+	if err != nil {
+		return err
+	}
+	p.describe = argv
+	var pattern *regexp.Regexp
+	if o.ErrorPattern != "" {
+		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
+			return usageError("--error-pattern: %q: want an RE2 regular expression: %s", o.ErrorPattern, regexpProblem(err))
+		}
+		if pattern.NumSubexp() < 1 {
+			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
+		}
+	}
+	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && isTerminal(o.IO.Out))
+	c := &runner.Command{
+		Argv:         argv,
+		Foreground:   o.Foreground,
+		KillAfter:    o.KillAfter,
+		Stdin:        o.IO.In,
+		Stderr:       o.IO.Err,
+		ErrorPattern: pattern,
+		KeepStdout:   needJSON,
+	}
+	if live {
+		c.Stdout = o.IO.Out
+	}
+	p.final = !live
+	p.source = c
+	p.closer = func() { c.Close() }
+	return nil
+}
+
+// argv turns the arguments into the command to run: argv as given, one
+// string split by shell-word rules, or the shell with --shell.
+func (o *Options) argv() ([]string, error) {
+	args := o.Args
+	if len(args) == 0 {
+		return nil, usageError("no command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
+	}
+	if o.Shell {
+		if len(args) != 1 {
+			return nil, usageError("--shell: give the shell command as one argument, quoted: --shell 'a && b' (got %d arguments)", len(args))
+		}
+		return []string{o.ShellPath, "-c", args[0]}, nil
+	}
+	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n") {
+		argv, err := runner.SplitCommand(args[0])
+		if err != nil {
+			return nil, usageError("%v", err)
+		}
+		return argv, nil
+	}
+	return args, nil
+}
+
+// writeFinal writes the last attempt's stdout (wait: or its --query
+// projection) to stdout.
+func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
+	last := out.Last()
+	if last == nil || (o.Wait && o.Quiet) {
+		return nil
+	}
+	if p.query != nil {
+		doc, err := acceptor.NewEnv(last.Result.Attempt).Document()
+		if err != nil {
+			return fmt.Errorf("--query: %v", err)
+		}
+		b, err := p.query.Apply(doc)
+		if err != nil {
+			return fmt.Errorf("--query: %v", err)
+		}
+		_, err = o.IO.Out.Write(b)
+		return err
+	}
+	rc, err := last.Result.OpenStdout()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	_, err = io.Copy(o.IO.Out, rc)
+	return err
+}
+
+func listWaiters(o *Options) error {
+	if o.WaiterFile == "" {
+		return usageError("--list-waiters: needs --waiter-file FILE")
+	}
+	wf, err := acceptor.LoadWaiters(o.WaiterFile)
+	if err != nil {
+		return usageError("--waiter-file: %v", err)
+	}
+	for _, n := range wf.Names() {
+		fmt.Fprintln(o.IO.Out, n)
+	}
+	return nil
+}

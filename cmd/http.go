@@ -1,0 +1,66 @@
+package cmd
+
+import (
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/retry-dev/retry/runner"
+)
+
+// httpSource builds the HTTP source of --url.
+func (o *Options) httpSource(p *plan) error {
+	if o.Shell || o.Foreground {
+		return usageError("--shell and --foreground run commands; they cannot go with --url")
+	}
+	h := http.Header{}
+	for _, kv := range o.Headers {
+		name, value, ok := strings.Cut(kv, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" || strings.ContainsAny(name, " \t") {
+			return usageError("--header: %q: want 'Name: value'", kv)
+		}
+		h.Add(name, strings.TrimSpace(value))
+	}
+	var body []byte
+	if o.given("data") {
+		body = []byte(o.Data)
+		if strings.HasPrefix(o.Data, "@") {
+			b, err := os.ReadFile(o.Data[1:])
+			if err != nil {
+				return usageError("--data: %v", err)
+			}
+			body = b
+		}
+	}
+	method := strings.ToUpper(o.Method)
+	if method == "" {
+		method = "GET"
+		if o.given("data") {
+			method = "POST"
+		}
+	}
+	src, err := runner.NewHTTP(runner.HTTPConfig{
+		URL:            o.URL,
+		Method:         method,
+		Header:         h,
+		Body:           body,
+		CACert:         o.CACert,
+		Insecure:       o.Insecure,
+		Idempotent:     o.Idempotent,
+		IdempotencyKey: o.IdempotencyKey,
+		Version:        Version(),
+	})
+	if err != nil {
+		return usageError("%v", err)
+	}
+	if o.Insecure && !o.Quiet {
+		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
+	}
+	p.http = true
+	p.final = true
+	p.describe = []string{method, runner.RedactURL(o.URL)}
+	p.source = src
+	p.closer = func() { src.Close() }
+	return nil
+}

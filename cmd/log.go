@@ -1,0 +1,375 @@
+package cmd
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
+)
+
+// logger writes retry's own lines on stderr: one per failed attempt, one at
+// the end, -v detail, or one JSON object per event. On a terminal it shows a
+// status line while it sleeps between attempts.
+type logger struct {
+	o    *Options
+	p    *plan
+	w    io.Writer
+	mu   sync.Mutex
+	tty  bool
+	last *runner.Record
+}
+
+func newLogger(o *Options, p *plan) *logger {
+	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && isTerminal(o.IO.Err)}
+}
+
+func (l *logger) printf(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+}
+
+// warn prints a warning even with -q: it reports something that went wrong.
+func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
+
+func (l *logger) observe(e runner.Event) {
+	if l.o.Quiet {
+		return
+	}
+	if l.o.LogFormat == "json" {
+		l.json(e)
+		return
+	}
+	switch e.Kind {
+	case runner.EventAttemptEnd:
+		l.attemptEnd(e.Record)
+	case runner.EventEnd:
+		l.end(e.Outcome)
+	}
+}
+
+func (l *logger) attemptLabel(n int) string {
+	if m := l.p.strategy.MaxAttempts; m > 0 {
+		return fmt.Sprintf("attempt %d/%d", n, m)
+	}
+	return fmt.Sprintf("attempt %d", n)
+}
+
+func (l *logger) attemptEnd(r *runner.Record) {
+	l.last = r
+	if l.o.Verbose {
+		for _, s := range r.Decision.Trace {
+			verdict := "no match"
+			if s.Matched {
+				verdict = "matched, " + s.State.String()
+			}
+			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
+		}
+		for _, k := range sortedKeys(r.Result.Info) {
+			l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, r.Result.Info[k])
+		}
+	}
+	for _, w := range r.Decision.Warnings {
+		l.printf("%s: warning: %s", l.attemptLabel(r.Number), w)
+	}
+	d := r.Decision.Directive
+	if r.Result.Stopped != nil && d == acceptor.NoDecision {
+		return // stopped by the deadline or a signal: the end line says so
+	}
+	if d == acceptor.Succeed {
+		return
+	}
+	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
+	if d.IsRetry() && r.Delay > 0 || (d.IsRetry() && r.Delay == 0 && l.isNotLast(r)) {
+		line += "; next attempt in " + formatDuration(r.Delay)
+		if r.RetryAfter > 0 {
+			line += fmt.Sprintf(" (server asked for %s)", formatDuration(r.RetryAfter))
+		}
+	}
+	l.printf("%s", line)
+}
+
+// isNotLast is a best guess while the run goes on: a retry with a zero
+// delay is followed by another attempt unless the attempts ran out.
+func (l *logger) isNotLast(r *runner.Record) bool {
+	m := l.p.strategy.MaxAttempts
+	return m == 0 || r.Number < m
+}
+
+func (l *logger) end(out *runner.Outcome) {
+	n := len(out.Attempts)
+	el := formatDuration(out.Elapsed)
+	last := out.Last()
+	switch out.End {
+	case runner.EndSuccess:
+		if n == 1 {
+			l.printf("succeeded on the first attempt in %s", el)
+		} else {
+			l.printf("succeeded on attempt %d after %s", n, el)
+		}
+	case runner.EndFailure:
+		detail := why(last.Decision)
+		if last.Decision.Detail != "" {
+			detail = last.Decision.Detail
+		} else if last.Decision.Acceptor >= 0 && last.Decision.Value != "" {
+			detail += fmt.Sprintf(" (saw %s)", last.Decision.Value)
+		}
+		what := "failed"
+		if l.o.Wait {
+			what = "waiter reached a failure state"
+		}
+		l.printf("%s on attempt %d after %s: %s", what, n, el, detail)
+	case runner.EndAttempts:
+		msg := "max attempts exceeded"
+		l.printf("gave up after %s in %s: %s; %s", plural(n, "attempt"), el, msg, l.lastState(out))
+	case runner.EndDeadline:
+		msg := "time budget exceeded"
+		if l.o.MaxTime > 0 {
+			msg += " (--max-time " + formatDuration(l.o.MaxTime) + ")"
+		}
+		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
+			msg += fmt.Sprintf("; the server asked to retry in %s", formatDuration(last.RetryAfter))
+		}
+		l.printf("gave up after %s in %s: %s; %s", plural(n, "attempt"), el, msg, l.lastState(out))
+	case runner.EndBucket:
+		l.printf("gave up after %s in %s: %v; %s", plural(n, "attempt"), el, out.Err, l.lastState(out))
+	case runner.EndInterrupted:
+		during := ""
+		if last != nil {
+			during = fmt.Sprintf(" during attempt %d", n)
+		}
+		l.printf("%v%s after %s; no further attempt", out.Err, during, el)
+	}
+}
+
+// lastState describes the last attempt for a give-up line.
+func (l *logger) lastState(out *runner.Outcome) string {
+	last := out.Last()
+	if last == nil {
+		return "no attempt ran"
+	}
+	if last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
+		return fmt.Sprintf("attempt %d was stopped", last.Number)
+	}
+	return fmt.Sprintf("last attempt: %s, %s [%s]", happened(last), last.Decision.Directive, why(last.Decision))
+}
+
+// happened says what an attempt did: "exit status 1", "HTTP 503", "timed
+// out after 2s", "command not found".
+func happened(r *runner.Record) string {
+	a := r.Result.Attempt
+	switch {
+	case a.TimedOut:
+		return "timed out after " + formatDuration(r.Duration)
+	case a.Err != nil:
+		return a.Err.Error()
+	case a.Status != 0:
+		s := fmt.Sprintf("HTTP %d", a.Status)
+		if a.ErrorCode != "" {
+			s += " " + a.ErrorCode
+		}
+		return s
+	}
+	s := fmt.Sprintf("exit status %d", a.ExitCode)
+	if a.ErrorCode != "" {
+		s += ", error " + a.ErrorCode
+	}
+	return s
+}
+
+// why says who decided: the matching acceptor, or the fallback's reason.
+func why(d acceptor.Decision) string {
+	if d.Acceptor >= 0 {
+		return d.Name
+	}
+	return "no acceptor matched"
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "nothing"
+	}
+	return s
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// json writes one JSON object per event.
+func (l *logger) json(e runner.Event) {
+	var obj map[string]any
+	switch e.Kind {
+	case runner.EventAttemptEnd:
+		obj = recordJSON(e.Record)
+		obj["event"] = "attempt"
+		obj["max_attempts"] = l.p.strategy.MaxAttempts
+		if l.o.Verbose {
+			obj["trace"] = e.Record.Decision.Trace
+		}
+	case runner.EventEnd:
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": len(e.Outcome.Attempts),
+			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
+		if e.Outcome.Err != nil {
+			obj["error"] = e.Outcome.Err.Error()
+		}
+	default:
+		return
+	}
+	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
+	b, _ := json.Marshal(obj)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s\n", b)
+}
+
+// sleep sleeps between attempts; on a terminal it shows a status line with
+// the elapsed time, the attempt and the countdown, and clears it after.
+func (l *logger) sleep(ctx context.Context, d time.Duration) error {
+	if !l.tty || d < time.Second {
+		return runner.SleepContext(ctx, d)
+	}
+	start := l.p.strategy.Now
+	now := time.Now
+	if start != nil {
+		now = start
+	}
+	end := now().Add(d)
+	tick := time.NewTicker(200 * time.Millisecond)
+	defer tick.Stop()
+	defer l.status("")
+	for {
+		left := end.Sub(now())
+		if left <= 0 {
+			return context.Cause(ctx)
+		}
+		label := ""
+		if l.last != nil {
+			label = fmt.Sprintf("%s %s", l.attemptLabel(l.last.Number), happened(l.last))
+		}
+		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-tick.C:
+		case <-time.After(left):
+			return nil
+		}
+	}
+}
+
+// status replaces the terminal's status line; "" clears it.
+func (l *logger) status(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s == "" {
+		fmt.Fprint(l.w, "\r\x1b[K")
+		return
+	}
+	fmt.Fprintf(l.w, "\r\x1b[Kretry: %s", s)
+}
+
+// isTerminal reports whether f is a terminal.
+func isTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
+	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
+	return err == nil
+}
+
+// recordJSON is one attempt as the report and the JSON log show it.
+func recordJSON(r *runner.Record) map[string]any {
+	a := r.Result.Attempt
+	m := map[string]any{
+		"attempt":     r.Number,
+		"start":       r.Start.UTC().Format(time.RFC3339Nano),
+		"duration_ms": float64(r.Duration.Microseconds()) / 1000,
+		"directive":   r.Decision.Directive.String(),
+		"delay_ms":    r.Delay.Milliseconds(),
+	}
+	if reason := r.Decision.Directive.Reason(); reason != "" {
+		m["reason"] = reason
+	}
+	if r.Decision.Directive == acceptor.NoDecision && r.Result.Stopped != nil {
+		m["directive"] = "stopped"
+		m["stopped"] = r.Result.Stopped.Error()
+	}
+	if r.Decision.Acceptor >= 0 {
+		m["acceptor"] = r.Decision.Name
+	} else if r.Decision.Directive != acceptor.NoDecision {
+		m["acceptor"] = "fallback"
+	}
+	if r.Decision.Value != "" {
+		m["value"] = r.Decision.Value
+	}
+	if r.Decision.Detail != "" {
+		m["detail"] = r.Decision.Detail
+	}
+	if a.ExitCode >= 0 {
+		m["exit_code"] = a.ExitCode
+	}
+	if a.Status != 0 {
+		m["status"] = a.Status
+	}
+	if a.ErrorCode != "" {
+		m["error_code"] = a.ErrorCode
+	}
+	if a.Err != nil {
+		m["error"] = a.Err.Error()
+	}
+	if a.TimedOut {
+		m["timed_out"] = true
+	}
+	if r.RetryAfter > 0 {
+		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
+	}
+	if len(r.Result.Info) > 0 {
+		m["http"] = r.Result.Info
+	}
+	return m
+}
+
+// writeReport writes the JSON report of --report.
+func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
+	attempts := make([]map[string]any, len(out.Attempts))
+	for i := range out.Attempts {
+		attempts[i] = recordJSON(&out.Attempts[i])
+	}
+	rep := map[string]any{
+		"command":    o.name(),
+		"target":     p.describe,
+		"outcome":    out.End.String(),
+		"exit_code":  code,
+		"started":    out.Start.UTC().Format(time.RFC3339Nano),
+		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
+		"attempts":   attempts,
+	}
+	if out.Err != nil {
+		rep["error"] = out.Err.Error()
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	tmp := o.Report + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, o.Report)
+}

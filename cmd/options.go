@@ -1,0 +1,161 @@
+package cmd
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+// Options holds everything `retry run` and `retry wait` take from flags,
+// environment defaults and arguments.
+type Options struct {
+	Wait bool // retry wait; false is retry run
+
+	// Budget
+	Attempts       int
+	MaxTime        time.Duration
+	AttemptTimeout time.Duration
+	KillAfter      time.Duration
+
+	// Delay
+	Backoff       string
+	Delay         time.Duration
+	MaxDelay      time.Duration
+	ThrottleDelay time.Duration
+	Multiplier    float64
+	Jitter        string
+	Schedule      string
+	MaxRetryAfter time.Duration
+
+	// Retry budget
+	Mode  string
+	Scope string
+
+	// Classification
+	Acceptors    acceptorList
+	ErrorPattern string
+	Input        string
+	WaiterFile   string
+	Waiter       string
+	ListWaiters  bool
+
+	// Output and input
+	Stdout    string
+	Query     string
+	Quiet     bool
+	Verbose   bool
+	LogFormat string
+	Report    string
+
+	// Command forms
+	Shell      bool
+	ShellPath  string
+	Foreground bool
+
+	// HTTP
+	URL            string
+	Method         string
+	Headers        []string
+	Data           string
+	CACert         string
+	Insecure       bool
+	Idempotent     bool
+	IdempotencyKey string
+
+	Args []string
+
+	// set records which flags the user gave (command line or environment).
+	set map[string]bool
+
+	IO *Streams
+}
+
+// Streams are the process's standard streams, injected so tests can run
+// commands in-process.
+type Streams struct {
+	In       *os.File
+	Out, Err *os.File
+}
+
+// newOptions returns the defaults of run (wait false) or wait (wait true).
+func newOptions(wait bool, io *Streams) *Options {
+	o := &Options{
+		Wait:          wait,
+		Attempts:      5,
+		KillAfter:     5 * time.Second,
+		Backoff:       "exponential",
+		Delay:         time.Second,
+		MaxDelay:      20 * time.Second,
+		ThrottleDelay: 5 * time.Second,
+		Multiplier:    2,
+		Jitter:        "full",
+		MaxRetryAfter: 60 * time.Second,
+		Mode:          "standard",
+		LogFormat:     "text",
+		ShellPath:     "/bin/sh",
+		IO:            io,
+		set:           map[string]bool{},
+	}
+	if wait {
+		o.Attempts = 0
+		o.MaxTime = 10 * time.Minute
+		o.Backoff = "waiter"
+		o.Delay = 2 * time.Second
+		o.MaxDelay = 120 * time.Second
+		o.Mode = "off"
+		o.Stdout = "final"
+	}
+	return o
+}
+
+// register wires every shared flag to o.
+func (o *Options) register(fs *pflag.FlagSet) {
+	fs.SortFlags = false
+	fs.VarP(countValue{&o.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited and needs --max-time")
+	fs.Var(durationValue{&o.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
+	fs.Var(durationValue{&o.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
+	fs.Var(durationValue{&o.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+
+	fs.Var(enumValue{&o.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy")
+	fs.VarP(durationValue{&o.Delay}, "delay", "d", "base delay")
+	fs.Var(durationValue{&o.MaxDelay}, "max-delay", "cap on a delay, before jitter")
+	fs.Var(durationValue{&o.ThrottleDelay}, "throttle-delay", "base delay for throttling retries")
+	fs.Var(floatValue{&o.Multiplier}, "multiplier", "exponential factor")
+	fs.Var(enumValue{&o.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay")
+	fs.StringVar(&o.Schedule, "schedule", "", "compact schedule '[COUNT] MIN [MAX]': COUNT retries, delays doubling from MIN up to MAX (1h), no jitter")
+	fs.Var(durationValue{&o.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
+
+	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
+	fs.StringVar(&o.Scope, "scope", "", "share the token bucket with every retry on this machine using NAME")
+
+	o.Acceptors.register(fs)
+	fs.StringVar(&o.ErrorPattern, "error-pattern", "", "RE2 regexp whose first capture group is the error code in stderr")
+	fs.StringVar(&o.Input, "input", "", "JSON (or @FILE) that JMESPath acceptors see as input: {\"input\": …, \"output\": …}")
+	fs.StringVar(&o.WaiterFile, "waiter-file", "", "botocore waiters-2.json or Smithy JSON model to load a waiter from")
+	fs.StringVar(&o.Waiter, "waiter", "", "name of the waiter in --waiter-file")
+	fs.BoolVar(&o.ListWaiters, "list-waiters", false, "list the waiters in --waiter-file and exit")
+
+	if o.Wait {
+		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection EXPR of the final output instead of the output")
+	} else {
+		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
+	}
+	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
+	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
+	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to FILE")
+
+	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
+	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "shell for --shell")
+	fs.BoolVar(&o.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
+
+	fs.StringVar(&o.URL, "url", "", "make an HTTP call to URL instead of running a command")
+	fs.StringVarP(&o.Method, "request", "X", "", "HTTP method (default GET, or POST with --data)")
+	fs.VarP(stringsValue{&o.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")
+	fs.StringVar(&o.Data, "data", "", "HTTP request body, or @FILE; sent identically on every attempt")
+	fs.StringVar(&o.CACert, "cacert", "", "PEM file of certificate authorities to trust for HTTPS")
+	fs.BoolVar(&o.Insecure, "insecure", false, "do not verify the server's TLS certificate (warns)")
+	fs.BoolVar(&o.Idempotent, "idempotent", false, "retry non-idempotent methods (POST, PATCH) even when the request may have been sent")
+	fs.StringVar(&o.IdempotencyKey, "idempotency-key", "", "send Idempotency-Key: VALUE (auto: a random one) on every attempt")
+}

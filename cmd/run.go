@@ -1,0 +1,122 @@
+package cmd
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// NewCmdRun builds `retry run`.
+func NewCmdRun(io *Streams) *cobra.Command {
+	o := newOptions(false, io)
+	c := &cobra.Command{
+		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL",
+		Short: "Re-run a command or an HTTP call until it succeeds",
+		Long: `Re-run a command or an HTTP call until it succeeds.
+
+Each attempt is classified by the acceptor flags, in command-line order, and
+then by the fallbacks: exit 0 succeeds; 126/127 fail; a known throttling error
+code retries (throttling); other non-zero statuses retry (server-side); an
+attempt timeout retries (timeout). Every flag has an environment default
+RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.`,
+		Example: `  retry run -- curl -sf https://example.com/health
+  retry run -n 10 -d 500ms --retry-exit 75 -- ./deploy.sh
+  retry run --shell 'make test | tee log'
+  retry run --url https://api.example.com/items -X POST --data @item.json --idempotency-key auto`,
+	}
+	c.Flags().SetInterspersed(false)
+	o.register(c.Flags())
+	c.RunE = func(c *cobra.Command, args []string) error {
+		o.Args = args
+		if err := o.applyEnv(c.Flags()); err != nil {
+			return err
+		}
+		return runRetry(o)
+	}
+	return c
+}
+
+// NewCmdWait builds `retry wait`.
+func NewCmdWait(io *Streams) *cobra.Command {
+	o := newOptions(true, io)
+	c := &cobra.Command{
+		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL",
+		Short: "Poll a command or URL whose output is JSON until acceptors reach a state",
+		Long: `Poll a command or URL whose output is JSON until an acceptor reaches a
+success or failure state, like AWS SDK waiters, for any CLI.
+
+Acceptors are evaluated in command-line order (flags first, then the waiter of
+--waiter-file); the first that matches decides. Path acceptors see only
+successful attempts, error acceptors only failed ones. An unmatched failed
+attempt is a failure at once; an unmatched successful one is polled again.
+Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
+between --delay 2s and min(--max-delay 120s, 2s·2^(attempt-1))), --mode off.`,
+		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
+      aws ec2 describe-instances --instance-ids i-0123
+  retry wait --waiter-file ec2-waiters-2.json --waiter InstanceRunning -- \
+      aws ec2 describe-instances --instance-ids i-0123
+  retry wait --success 'status.phase=Running' --failure 'status.phase=Failed' -- \
+      kubectl get pod web -o json
+  retry wait --url http://localhost:8080/health --success 'status=ok'`,
+	}
+	c.Flags().SetInterspersed(false)
+	o.register(c.Flags())
+	c.RunE = func(c *cobra.Command, args []string) error {
+		o.Args = args
+		if err := o.applyEnv(c.Flags()); err != nil {
+			return err
+		}
+		return runRetry(o)
+	}
+	return c
+}
+
+// applyEnv gives every flag the user did not set its environment default
+// RETRY_<FLAG> (dashes as underscores), and records which flags were set.
+func (o *Options) applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil {
+			return
+		}
+		if f.Changed {
+			o.set[f.Name] = true
+			return
+		}
+		if f.Name == "help" {
+			return
+		}
+		key := "RETRY_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		v, ok := os.LookupEnv(key)
+		if !ok || v == "" {
+			return
+		}
+		if e := f.Value.Set(v); e != nil {
+			err = usageError("%s (for --%s): %q: %v", key, f.Name, v, e)
+			return
+		}
+		o.set[f.Name] = true
+	})
+	return err
+}
+
+// given reports whether the user set the flag, on the command line or in the
+// environment.
+func (o *Options) given(name string) bool { return o.set[name] }
+
+func (o *Options) name() string {
+	if o.Wait {
+		return "wait"
+	}
+	return "run"
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
