@@ -2,6 +2,21 @@
 // stateless: the delay depends only on the Step it is given and on the
 // random source, so a schedule can be recomputed, tested exactly and resumed
 // from durable state.
+//
+// Strategies (one file each): Constant, Linear, Exponential, Fibonacci,
+// Decorrelated (AWS "decorrelated jitter") and Waiter (the Smithy waiter
+// formula). Decorators compose around any Backoff: WithCap bounds a delay and
+// WithJitter randomises it. Cap before jitter, so a capped delay still
+// spreads out:
+//
+//	b := backoff.WithJitter(backoff.WithCap(backoff.Exponential(time.Second, 2), 20*time.Second), backoff.Full)
+//
+// ParseSchedule reads the compact "[COUNT] MIN [MAX]" form and ParseDuration
+// reads flag values (Go durations or bare seconds).
+//
+// Every delay is in [0, math.MaxInt64] nanoseconds: growth saturates at
+// math.MaxInt64 instead of wrapping around, negative bases count as 0 and
+// attempts below 1 count as 1.
 package backoff
 
 import "time"
@@ -13,7 +28,7 @@ type Step struct {
 	// treated as 1.
 	Attempt int
 	// Previous is the delay slept before Attempt (0 for the first attempt).
-	// Only decorrelated jitter uses it.
+	// Only decorrelated jitter uses it; negative values are treated as 0.
 	Previous time.Duration
 	// Remaining is the time left in the run's budget, or a negative value
 	// when the run has no budget. Only the waiter backoff uses it.
@@ -21,7 +36,13 @@ type Step struct {
 }
 
 // Rand is the source of randomness for jitter. *math/rand/v2.Rand satisfies
-// it. Int64N returns a value in [0, n) and is never called with n <= 0.
+// it. Int64N returns a value in [0, n) and is never called with n <= 0; a
+// value outside that range is clamped into it.
+//
+// A nil Rand is allowed: every random choice then takes the upper end of its
+// range, so jittered strategies behave as if there were no jitter (Full and
+// Equal jitter return the delay unchanged, Decorrelated returns
+// min(cap, 3×previous), Waiter returns its unjittered ceiling).
 type Rand interface {
 	Int64N(n int64) int64
 }

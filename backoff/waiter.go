@@ -1,0 +1,51 @@
+package backoff
+
+import (
+	"math"
+	"time"
+)
+
+// Waiter returns the backoff of Smithy waiters (smithy.waiters#waitable,
+// "Waiter retries"), with Step.Attempt as the Smithy attempt number:
+//
+//	attemptCeiling = ln(maxDelay/minDelay)/ln(2) + 1
+//	if attempt > attemptCeiling: delay = maxDelay
+//	else:                        delay = minDelay × 2^(attempt-1)
+//	delay = random_between(minDelay, min(maxDelay, delay))
+//	if remaining - delay <= minDelay: delay = remaining
+//
+// random_between is uniform over whole nanoseconds with both ends included
+// (Smithy SDKs draw whole seconds or floats; the bounds are the same); with a
+// nil Rand it returns the upper end. The first delay is therefore exactly
+// minDelay.
+//
+// The last line is the last-attempt rule of the current Smithy spec: when
+// sleeping delay would leave no more than minDelay of the budget, sleep all
+// of it, so the final attempt runs right at the deadline (smithy-go's older
+// rule slept remaining - minDelay instead). remaining is Step.Remaining and
+// the rule applies only when it is ≥ 0; a negative Remaining means the run
+// has no budget. A Remaining of 0 gives 0.
+//
+// Negative durations count as 0. A maxDelay below minDelay counts as
+// minDelay, so every delay is minDelay. A minDelay of 0 makes every delay 0
+// (the doubling never leaves 0), apart from the last-attempt rule.
+func Waiter(minDelay, maxDelay time.Duration) Backoff {
+	minDelay = nonNegative(minDelay)
+	maxDelay = max(nonNegative(maxDelay), minDelay)
+	ceiling := math.Inf(1)
+	if minDelay > 0 {
+		ceiling = math.Log(float64(maxDelay)/float64(minDelay))/math.Ln2 + 1
+	}
+	return Func(func(s Step, r Rand) time.Duration {
+		a := attemptOf(s)
+		d := maxDelay
+		if float64(a) <= ceiling {
+			d = min(maxDelay, shlSat(minDelay, a-1))
+		}
+		d = between(r, minDelay, d)
+		if rem := s.Remaining; rem >= 0 && rem-d <= minDelay {
+			d = rem
+		}
+		return d
+	})
+}
