@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://example.com/x?y=1", "https://example.com/x?y=1"},
+		{"https://user:pass@example.com/x", "https://REDACTED@example.com/x"},
+		{"https://user@example.com", "https://REDACTED@example.com"},
+		{"http://u:p@h:8080?q=a@b", "http://REDACTED@h:8080?q=a@b"},
+		{"http://h/path@x", "http://h/path@x"},
+		{"http://h#frag@x", "http://h#frag@x"},
+		{"http://a@b:p@ss@host/", "http://REDACTED@host/"},
+		{"https://us er:p%zz@host/", "https://REDACTED@host/"}, // url.Parse refuses it
+		{"u:p@host/x", "REDACTED@host/x"},
+		{"host/x@y", "host/x@y"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := RedactURL(tt.in); got != tt.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactHeader(t *testing.T) {
+	h := http.Header{
+		"Authorization":       {"Bearer secret"},
+		"Proxy-Authorization": {"Basic c2VjcmV0"},
+		"Cookie":              {"a=secret"},
+		"Set-Cookie":          {"s=secret1", "t=secret2"},
+		"x-api-key":           {"secret"}, // not canonical: still matched
+		"Content-Type":        {"application/json"},
+	}
+	got := RedactHeader(h)
+	want := http.Header{
+		"Authorization":       {"REDACTED"},
+		"Proxy-Authorization": {"REDACTED"},
+		"Cookie":              {"REDACTED"},
+		"Set-Cookie":          {"REDACTED", "REDACTED"},
+		"x-api-key":           {"REDACTED"},
+		"Content-Type":        {"application/json"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("RedactHeader = %v, want %v", got, want)
+	}
+	if h.Get("Authorization") != "Bearer secret" {
+		t.Errorf("RedactHeader modified its argument: %v", h)
+	}
+	got["Content-Type"][0] = "changed"
+	if h.Get("Content-Type") != "application/json" {
+		t.Errorf("RedactHeader shares value slices with its argument")
+	}
+	if RedactHeader(nil) != nil {
+		t.Errorf("RedactHeader(nil) is not nil")
+	}
+}
+
+func TestRedactError(t *testing.T) {
+	inner := errors.New("dial tcp: connection refused")
+	err := redactError(&url.Error{Op: "Get", URL: "http://user:pw@h/", Err: inner})
+	if got, want := err.Error(), `Get "http://REDACTED@h/": dial tcp: connection refused`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, inner) {
+		t.Errorf("the redacted error does not wrap the original cause")
+	}
+	plain := errors.New("x")
+	if redactError(plain) != plain {
+		t.Errorf("an error without URL was changed")
+	}
+	if s := redactError(&url.Error{Op: "Get", URL: "http://a:b@h/", Err: &url.Error{Op: "Get", URL: "http://c:d@h2/", Err: inner}}).Error(); strings.Contains(s, "a:b") || strings.Contains(s, "c:d") {
+		t.Errorf("nested URL errors not redacted: %s", s)
+	}
+}
