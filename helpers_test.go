@@ -21,6 +21,7 @@ func init() {
 	scriptPrograms["spawn"] = spawnMain
 	scriptPrograms["sleeper"] = sleeperMain
 	scriptPrograms["catn"] = catnMain
+	scriptPrograms["genbytes"] = genbytesMain
 	scriptCommands["status"] = cmdStatus
 	scriptCommands["start"] = cmdStart
 	scriptCommands["signal"] = cmdSignal
@@ -368,5 +369,23 @@ func cmdCount(ts *testscript.TestScript, neg bool, args []string) {
 	got := strings.TrimSpace(ts.ReadFile(args[0]))
 	if (got == args[1]) == neg {
 		ts.Fatalf("%s holds %s, want %s%s", args[0], got, map[bool]string{true: "not ", false: ""}[neg], args[1])
+	}
+}
+
+// genbytesMain is `genbytes N FILE`: it writes N deterministic pseudo-random
+// bytes (all 256 values, no trailing newline) to FILE.
+func genbytesMain() {
+	n, _ := strconv.Atoi(os.Args[1])
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	if err := os.WriteFile(os.Args[2], b, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	}
 }
