@@ -1,0 +1,171 @@
+package acceptor
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// maxShownMatch bounds the matched text an output matcher shows as its
+// Value.
+const maxShownMatch = 80
+
+// envAttempt returns the attempt of env, nil when there is none.
+func envAttempt(env *Env) *Attempt {
+	if env == nil {
+		return nil
+	}
+	return env.Attempt
+}
+
+// isHTTPAttempt reports whether a is an HTTP attempt (it has no exit status).
+func isHTTPAttempt(a *Attempt) bool { return a.ExitCode < 0 }
+
+// ExitMatcher matches a command attempt whose exit status is in codes
+// (--success-exit and friends). A timed-out attempt and one that could not
+// start (126, 127) are matched on the status they carry. HTTP attempts
+// (ExitCode -1) never match; nor does anything when codes is empty. Value is
+// "exit status N".
+func ExitMatcher(codes Codes) Matcher {
+	return MatcherFunc(func(env *Env) Result {
+		a := envAttempt(env)
+		if a == nil {
+			return Result{}
+		}
+		if isHTTPAttempt(a) {
+			return Result{Value: "no exit status (HTTP)"}
+		}
+		return Result{Matched: codes.Contains(a.ExitCode), Value: fmt.Sprintf("exit status %d", a.ExitCode)}
+	})
+}
+
+// OutputMatcher matches an attempt whose stdout window (StdoutTail, the
+// response body for HTTP) or stderr window (StderrTail) matches the RE2
+// regexp re, stdout first; either counts, whether the attempt failed or not.
+// Value is the matched text, quoted and cut to about 80 bytes; Detail names
+// the stream. A nil re never matches.
+func OutputMatcher(re *regexp.Regexp) Matcher {
+	return MatcherFunc(func(env *Env) Result {
+		a := envAttempt(env)
+		if a == nil || re == nil {
+			return Result{}
+		}
+		for _, s := range []struct {
+			name string
+			tail []byte
+		}{{"stdout", a.StdoutTail}, {"stderr", a.StderrTail}} {
+			if loc := re.FindIndex(s.tail); loc != nil {
+				return Result{
+					Matched: true,
+					Value:   strconv.Quote(truncateUTF8(string(s.tail[loc[0]:loc[1]]), maxShownMatch)),
+					Detail:  fmt.Sprintf("%s matched %q", s.name, re.String()),
+				}
+			}
+		}
+		return Result{Value: fmt.Sprintf("no match in %d bytes of stdout, %d of stderr", len(a.StdoutTail), len(a.StderrTail))}
+	})
+}
+
+// ErrorMatcher matches on the error code of an attempt (--success-error and
+// friends, botocore "error" and Smithy "errorType" matchers). code is
+// trimmed, and then:
+//
+//   - "true" matches any failed attempt, with or without an error code;
+//   - "false" matches an attempt that did NOT fail (botocore "expected":
+//     false, Smithy success: true) — the only error matcher that sees
+//     successful attempts;
+//   - anything else matches a failed attempt whose ErrorCode is exactly
+//     code (case matters). A failed HTTP attempt without an error code has
+//     its status as code ("404"), as botocore does for bodiless responses.
+//
+// An empty code never matches. Value is the error code seen, "no error code"
+// or "no error".
+func ErrorMatcher(code string) Matcher {
+	code = strings.TrimSpace(code)
+	return MatcherFunc(func(env *Env) Result {
+		a := envAttempt(env)
+		if a == nil || code == "" {
+			return Result{}
+		}
+		if !a.Failed {
+			return Result{Matched: code == "false", Value: "no error"}
+		}
+		seen := effectiveErrorCode(a)
+		value := seen
+		if value == "" {
+			value = "no error code"
+		}
+		switch code {
+		case "true":
+			return Result{Matched: true, Value: value}
+		case "false":
+			return Result{Value: value}
+		}
+		return Result{Matched: seen == code, Value: value}
+	})
+}
+
+// effectiveErrorCode is a failed attempt's error code, or for a failed HTTP
+// response without one, its status.
+func effectiveErrorCode(a *Attempt) string {
+	if a.ErrorCode == "" && isHTTPAttempt(a) && a.Status != 0 {
+		return strconv.Itoa(a.Status)
+	}
+	return a.ErrorCode
+}
+
+// StatusMatcher matches on the HTTP status of an attempt (--success-status
+// and friends, botocore "status" matchers).
+//
+// An HTTP attempt matches when it got a response whose status is in codes;
+// one without a response (a transport error) never matches.
+//
+// A command attempt has no status, so it is mapped the way the AWS CLI
+// reports one: an attempt that did not fail counts as any 2xx status, so it
+// matches when codes holds some status in 200–299 (Value "exit status 0 (as
+// 2xx)"); a failed attempt whose error code is a number ≥ 300 counts as that
+// status (`An error occurred (404)`, `(301) … HeadBucket` of S3
+// BucketExists). Other failed commands, timed-out ones and ones that could
+// not start never match.
+func StatusMatcher(codes Codes) Matcher {
+	return MatcherFunc(func(env *Env) Result {
+		a := envAttempt(env)
+		if a == nil {
+			return Result{}
+		}
+		if isHTTPAttempt(a) {
+			if a.Status == 0 {
+				return Result{Value: "no HTTP response"}
+			}
+			return Result{Matched: codes.Contains(a.Status), Value: fmt.Sprintf("HTTP %d", a.Status)}
+		}
+		if !a.Failed {
+			if codes.containsRange(200, 299) {
+				return Result{Matched: true, Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
+			}
+			return Result{Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
+		}
+		if n, ok := commandStatus(a.ErrorCode); ok {
+			return Result{Matched: codes.Contains(n), Value: fmt.Sprintf("error code %s (as HTTP %d)", a.ErrorCode, n)}
+		}
+		v := fmt.Sprintf("exit status %d", a.ExitCode)
+		if a.ErrorCode != "" {
+			v += ", error code " + a.ErrorCode
+		}
+		return Result{Value: v + " (no HTTP status)"}
+	})
+}
+
+// commandStatus reads a command's error code as an HTTP status: three
+// digits, 300–599.
+func commandStatus(code string) (int, bool) {
+	if len(code) != 3 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil || n < 300 || n > 599 || code[0] == '+' || code[0] == '-' {
+		return 0, false
+	}
+	return n, true
+}
