@@ -395,11 +395,11 @@ func BenchmarkDelay(b *testing.B) {
 		b.Run(bb.name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
 			s := Step{Attempt: bb.a, Previous: 4 * time.Second, Remaining: time.Hour}
-			var sink time.Duration
+			var last time.Duration
 			for b.Loop() {
-				sink += bb.b.Delay(s, r)
+				last = bb.b.Delay(s, r)
 			}
-			if sink < 0 {
+			if last < 0 {
 				b.Fatal("negative")
 			}
 		})

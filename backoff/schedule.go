@@ -37,6 +37,11 @@ type Schedule struct {
 // longer than an explicit MAX is an error, as are an empty string, more
 // than three fields, and a COUNT too large to add the first attempt to.
 // Errors say which field is wrong and what the form is.
+//
+// A lone MIN doubles too, as the seed's table update does
+// (backoff = MIN(backoff×2, max_backoff)) and as SPEC.md says, although the
+// seed's first example calls "5s" "retry every 5s"; write "5s 5s" for a
+// constant delay.
 func ParseSchedule(s string) (Schedule, error) {
 	f := strings.Fields(s)
 	if len(f) == 0 || len(f) > 3 {
