@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -29,6 +30,7 @@ func init() {
 	scriptCommands["waitfile"] = cmdWaitFile
 	scriptCommands["gone"] = cmdGone
 	scriptCommands["count"] = cmdCount
+	scriptCommands["waitstderr"] = cmdWaitStderr
 }
 
 // scriptedMain is a helper child driven by files: `scripted DIR` counts its
@@ -203,16 +205,34 @@ var scriptVars = []string{"WORK", "HOME", "TMPDIR", "PATH", "RETRY_STATE_DIR",
 	"RETRY_STDOUT", "RETRY_QUIET", "RETRY_VERBOSE", "RETRY_ATTEMPT_TIMEOUT", "RETRY_KILL_AFTER",
 	"RETRY_MODE", "RETRY_SUCCESS_EXIT", "RETRY_RETRY_EXIT", "RETRY_FAILURE_EXIT", "RETRY_MAX_DELAY",
 	"RETRY_LOG_FORMAT", "RETRY_SCHEDULE", "RETRY_REPORT", "RETRY_WAITER_FILE", "RETRY_WAITER",
-	"TESTSCRIPT_COMMAND", "http_proxy", "HTTP_PROXY", "NO_PROXY"}
+	"TESTSCRIPT_COMMAND", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_PAGER", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "WAITERS", "http_proxy", "HTTP_PROXY", "NO_PROXY"}
 
 // background holds the processes of `start`, per script.
 var background sync.Map // *testscript.TestScript → map[string]*bgProc
 
 type bgProc struct {
 	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
+	stdout, stderr lockedBuffer
 	done           chan struct{}
 	err            error
+}
+
+// lockedBuffer is a buffer that a process writes while a script reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }
 
 func bgProcs(ts *testscript.TestScript) map[string]*bgProc {
@@ -387,5 +407,34 @@ func genbytesMain() {
 	if err := os.WriteFile(os.Args[2], b, 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+}
+
+// cmdWaitStderr is `waitstderr NAME REGEXP`: it waits (at most two minutes)
+// until the stderr of the process started as NAME matches REGEXP.
+func cmdWaitStderr(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitstderr NAME REGEXP")
+	}
+	p := bgProcs(ts)[args[0]]
+	if p == nil {
+		ts.Fatalf("no process %s", args[0])
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(2 * time.Minute)
+	for !re.Match(p.stderr.Bytes()) {
+		select {
+		case <-p.done:
+			if re.Match(p.stderr.Bytes()) {
+				return
+			}
+			ts.Fatalf("%s exited before its stderr matched %q:\n%s", args[0], args[1], p.stderr.Bytes())
+		default:
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("stderr of %s did not match %q within two minutes", args[0], args[1])
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -38,6 +39,11 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv("RETRY_STATE_DIR", env.WorkDir+"/.state")
+			wd, err := os.Getwd()
+			if err != nil {
+				return err
+			}
+			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "testdata", "waiter-models"))
 			return nil
 		},
 	})
