@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Per-attempt cost of `retry run --url` against a local server that answers
+# 500, 1000 attempts with no delay, side by side in one run with
+#   - a bash loop of `curl -sf` (1000 processes)
+#   - curl --retry 999 --retry-delay 0 (one process; curl's own retry)
+# and the peak RSS of retry with a 1 GiB response body in final mode.
+# Usage: bench/http.sh [ROUNDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-3}
+out=bench/out; mkdir -p "$out"
+go build -o "$out/retry" . && go build -o "$out/httpserver" ./bench/httpserver
+R=$PWD/$out/retry
+command -v curl >/dev/null || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl) >/dev/null 2>&1; }
+"$out/httpserver" > "$out/url" &
+srv=$!
+trap 'kill $srv 2>/dev/null' EXIT
+for _ in $(seq 100); do [ -s "$out/url" ] && break; sleep 0.05; done
+url=$(cat "$out/url")
+
+median() {
+	local -a ts=()
+	for _ in $(seq "$rounds"); do
+		local s e
+		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
+		ts+=("$(awk -v e="$e" -v s="$s" 'BEGIN {printf "%.6f", e - s}')")
+	done
+	printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+loop() { for _ in $(seq 1000); do curl -sf "$1/500" >/dev/null; done; }
+export -f loop
+t_loop=$(median bash -c 'loop "$0"' "$url")
+t_curl=$(median curl -sf --retry 999 --retry-delay 0 --retry-max-time 0 "$url/500")
+t_ours=$(median "$R" run -q --attempts 1000 --delay 0 --mode off --url "$url/500")
+per() { awk -v t="$1" 'BEGIN {printf "%.1f", t * 1000}'; }
+echo "1000 attempts against a local 500, median of $rounds rounds (µs per attempt):"
+printf '  %-26s %8s µs\n' "bash loop of curl -sf" "$(per "$t_loop")" "curl --retry 999" "$(per "$t_curl")" "retry run --url" "$(per "$t_ours")"
+awk -v a="$t_loop" -v b="$t_ours" -v c="$t_curl" 'BEGIN {printf "curl loop / retry: %.1fx cheaper per attempt; curl --retry / retry: %.2fx\n", a / b, c / b}'
+if [ -x /usr/bin/time ]; then
+	rss=$( { /usr/bin/time -f %M "$R" run -q --url "$url/big" >/dev/null; } 2>&1 | tail -1)
+	echo "peak RSS, 1 GiB body in final mode: $((rss / 1024)) MB ($rss KB)"
+fi
