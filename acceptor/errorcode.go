@@ -283,8 +283,10 @@ func (p *stderrParser) blockMessage(l lineSpan) string {
 // ParseErrorPattern applies the --error-pattern regexp re to stderr, one line
 // at a time (like grep: "^" and "$" anchor at line ends, a pattern does not
 // span lines), and returns the first capture group of the last match whose
-// group is not empty; the whole match when re has no group. ok is false when
-// no line matches, or re is nil.
+// group is not empty; the whole match when re has no group. A final "\r" and
+// terminal colour escapes are removed from each line first; the code is
+// trimmed, and one longer than 128 bytes or holding control characters is
+// not one. ok is false when no line matches, or re is nil.
 func ParseErrorPattern(stderr []byte, re *regexp.Regexp) (code string, ok bool) {
 	if re == nil {
 		return "", false
