@@ -37,7 +37,7 @@ var (
 	gcloudHTTPError = regexp.MustCompile(`^HTTPError (\d{3}):?\s*(.*)$`)                        // HTTPError 404: …
 	gcloudResponse  = regexp.MustCompile(`^ResponseError: (?:code=(\d{3}), message=(.*)|status=\[(\d{3})\], code=\[[^\]]*\], message=\[(.*)\])$`)
 	gcloudGRPC      = regexp.MustCompile(`^Error Response: \[(\d{1,2})\]\s*(.*)$`) // Error Response: [13] …
-	gcloudHttpError = regexp.MustCompile(`HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`)
+	gcloudHTTPAccessing = regexp.MustCompile(`HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`)
 	gcloudNotFound  = regexp.MustCompile(`^\s*- (The resource '.*' was not found)\s*$`) // after "Could not fetch resource:"
 
 	// Azure CLI: ERROR: (ResourceGroupNotFound) Resource group 'x' could not be found.
@@ -201,7 +201,7 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 		}
 	}
 	if bytes.Contains(line, []byte("HttpError accessing <")) {
-		if m := gcloudHttpError.FindSubmatch(line); m != nil {
+		if m := gcloudHTTPAccessing.FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), "")
 		}
 	}
