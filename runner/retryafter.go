@@ -27,15 +27,15 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 	}
 	var hint time.Duration
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if n, ok := parseDigits(v); ok {
-			hint = scale(n, time.Second)
+		if n, ok := retryAfterDigits(v); ok {
+			hint = retryAfterDuration(n, time.Second)
 		} else if t, err := http.ParseTime(v); err == nil && t.After(now) {
 			hint = t.Sub(now)
 		}
 	}
 	if v := strings.TrimSpace(h.Get("X-Amz-Retry-After")); v != "" {
-		if n, ok := parseDigits(v); ok {
-			hint = max(hint, scale(n, time.Millisecond))
+		if n, ok := retryAfterDigits(v); ok {
+			hint = max(hint, retryAfterDuration(n, time.Millisecond))
 		}
 	}
 	return hint
@@ -43,7 +43,7 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 
 // parseDigits parses a string of ASCII digits only (no sign, no blank). A
 // number beyond uint64 reports ok with math.MaxUint64.
-func parseDigits(s string) (uint64, bool) {
+func retryAfterDigits(s string) (uint64, bool) {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
 			return 0, false
@@ -57,7 +57,7 @@ func parseDigits(s string) (uint64, bool) {
 }
 
 // scale returns n units as a Duration, clamped to the largest Duration.
-func scale(n uint64, unit time.Duration) time.Duration {
+func retryAfterDuration(n uint64, unit time.Duration) time.Duration {
 	if n > uint64(math.MaxInt64/int64(unit)) {
 		return time.Duration(math.MaxInt64)
 	}

@@ -1,0 +1,584 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+)
+
+// MaxRedirects is how many redirects an HTTP attempt follows; one more is a
+// failure.
+const MaxRedirects = 10
+
+// errorBodyLimit is how much of an error body ParseHTTPError sees.
+const errorBodyLimit = 1 << 20
+
+// The keys of Result.Info for HTTP attempts. Values are redacted
+// (RedactURL, RedactHeader).
+const (
+	// HTTPInfoMethod is the request method.
+	HTTPInfoMethod = "method"
+	// HTTPInfoURL is the request URL.
+	HTTPInfoURL = "url"
+	// HTTPInfoFinalURL is the URL of the response after redirects; absent
+	// when no redirect was followed.
+	HTTPInfoFinalURL = "final_url"
+	// HTTPInfoRedirects is how many redirects were followed; absent for 0.
+	HTTPInfoRedirects = "redirects"
+	// HTTPInfoStatus is the response's status line, "HTTP/1.1 503 Service
+	// Unavailable"; absent without a response.
+	HTTPInfoStatus = "status"
+	// HTTPInfoHeaders is the response's headers, one "Name: value" line per
+	// value, sorted by name, joined by "\n".
+	HTTPInfoHeaders = "headers"
+	// HTTPInfoRequestHeaders is the request's headers in the same form.
+	HTTPInfoRequestHeaders = "request_headers"
+	// HTTPInfoBodyBytes is the size of the response body read, in bytes.
+	HTTPInfoBodyBytes = "body_bytes"
+	// HTTPInfoError is the transport error, if any.
+	HTTPInfoError = "error"
+)
+
+// errTooManyRedirects ends an attempt that would follow one redirect more
+// than MaxRedirects.
+var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
+
+// HTTPConfig describes the request of an HTTP source (retry run --url).
+type HTTPConfig struct {
+	// URL is the request URL: http or https, with a host. User information
+	// ("https://user:pass@host/") becomes basic authentication and is
+	// redacted everywhere it is shown.
+	URL string
+	// Method is the request method as given (methods are case-sensitive).
+	// "" is POST when Body is not nil, else GET (curl's rule).
+	Method string
+	// Header holds the request headers (see ParseHeaders). A Host header
+	// sets the request's host; a User-Agent header replaces the default
+	// "retry/<Version>" (an empty value sends none). Accept defaults to
+	// "*/*". No Content-Type is added for a body.
+	Header http.Header
+	// Body is sent, identically, with every attempt (and replayed on 307
+	// and 308 redirects). nil sends no body; an empty non-nil body sends
+	// "Content-Length: 0". See LoadData for DATA and @FILE.
+	Body []byte
+	// CACert is a PEM file of the certificates to trust instead of the
+	// system's (curl --cacert). "" uses the system's.
+	CACert string
+	// Insecure skips TLS certificate verification (curl --insecure).
+	Insecure bool
+	// Idempotent declares the request safe to retry whatever its method.
+	Idempotent bool
+	// IdempotencyKey, when not "", is sent as the Idempotency-Key header on
+	// every attempt; "auto" is a random UUIDv4 drawn once for the run. A
+	// request with a key is safe to retry whatever its method: the server
+	// deduplicates it.
+	IdempotencyKey string
+	// TempDir is where large response bodies spill ("" is os.TempDir).
+	TempDir string
+	// SpillThreshold is how much of a body stays in memory before it
+	// spills to a file; 0 is DefaultSpillThreshold, a negative value
+	// spills at once.
+	SpillThreshold int64
+	// Window is the size of Attempt.StdoutTail; ≤ 0 is DefaultWindow.
+	Window int
+	// Version goes into the User-Agent, "retry/<Version>"; "" sends
+	// "retry".
+	Version string
+
+	// Now is the clock for Retry-After dates; nil is time.Now.
+	Now func() time.Time
+	// Rand is the randomness of an "auto" idempotency key; nil is
+	// crypto/rand.
+	Rand io.Reader
+}
+
+// HTTP is an attempt source that makes one HTTP request per attempt. Create
+// it with NewHTTP and Close it after the run. It reuses connections between
+// attempts. Its attempts run one at a time.
+//
+// An attempt's Result has ExitCode -1 and, with a response: Status, Header,
+// RetryAfter (ParseRetryAfter), the whole body as Stdout (held in memory up
+// to SpillThreshold, then in a temp file; Release frees it), its last Window
+// bytes as StdoutTail, Failed for a status outside 2xx and, then, ErrorCode
+// and ErrorMessage parsed from the first MiB of the body and the headers.
+// Without a response (or when the body could not be read to its end): Failed,
+// Err (URL redacted) and Transient (see IsTransient). When ctx ends the
+// attempt, Stopped is context.Cause(ctx) and Err says the same. RetryUnsafe
+// is set when the method is not idempotent (see IsIdempotentMethod), neither
+// Idempotent nor IdempotencyKey is set, and the request may have reached the
+// server: a connection was made.
+type HTTP struct {
+	method  string
+	url     string
+	header  http.Header
+	host    string
+	body    []byte
+	unsafe  bool
+	tempDir string
+	spill   int64
+	window  int
+	now     func() time.Time
+
+	client    *http.Client
+	transport *http.Transport
+	reqInfo   string
+	urlInfo   string
+}
+
+// NewHTTP validates cfg and prepares its client. Every error it returns is a
+// usage error (nothing was sent): a URL that does not parse, a scheme other
+// than http and https, a missing host, an invalid method, header name or
+// value, an unreadable CA file or one without a PEM certificate, a failure to
+// draw an idempotency key. An unknown host is not an error here: attempts
+// fail on it.
+func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
+	u, err := url.Parse(cfg.URL)
+	if err != nil {
+		return nil, fmt.Errorf("invalid URL %q: %v", RedactURL(cfg.URL), errors.Unwrap(err))
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return nil, fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))
+	default:
+		return nil, fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)
+	}
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))
+	}
+	method := cfg.Method
+	if method == "" {
+		method = http.MethodGet
+		if cfg.Body != nil {
+			method = http.MethodPost
+		}
+	}
+	if !isHTTPToken(method) {
+		return nil, fmt.Errorf("invalid method %q: want a token like GET or POST", method)
+	}
+	h := &HTTP{
+		method:  method,
+		url:     cfg.URL,
+		header:  make(http.Header, len(cfg.Header)+3),
+		body:    cfg.Body,
+		tempDir: cfg.TempDir,
+		spill:   cfg.SpillThreshold,
+		window:  cfg.Window,
+		now:     cfg.Now,
+	}
+	switch {
+	case h.spill == 0:
+		h.spill = DefaultSpillThreshold
+	case h.spill < 0:
+		h.spill = 0
+	}
+	if h.window <= 0 {
+		h.window = DefaultWindow
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	for k, vs := range cfg.Header {
+		if !isHTTPToken(k) {
+			return nil, fmt.Errorf("invalid header name %q", k)
+		}
+		for _, v := range vs {
+			if !validHTTPHeaderValue(v) {
+				return nil, fmt.Errorf("invalid value for header %s: control characters are not allowed", k)
+			}
+		}
+		ck := http.CanonicalHeaderKey(k)
+		if ck == "Host" {
+			if len(vs) > 0 {
+				h.host = vs[len(vs)-1]
+			}
+			continue
+		}
+		h.header[ck] = append(h.header[ck], vs...)
+	}
+	if _, ok := h.header["User-Agent"]; !ok {
+		ua := "retry"
+		if cfg.Version != "" {
+			ua += "/" + cfg.Version
+		}
+		h.header.Set("User-Agent", ua)
+	}
+	if _, ok := h.header["Accept"]; !ok {
+		h.header.Set("Accept", "*/*")
+	}
+	if key := cfg.IdempotencyKey; key != "" {
+		if key == "auto" {
+			r := cfg.Rand
+			if r == nil {
+				r = rand.Reader
+			}
+			if key, err = NewUUID(r); err != nil {
+				return nil, fmt.Errorf("drawing an idempotency key: %w", err)
+			}
+		} else if !validHTTPHeaderValue(key) {
+			return nil, errors.New("invalid idempotency key: control characters are not allowed")
+		}
+		h.header.Set("Idempotency-Key", key)
+	}
+	h.unsafe = !IsIdempotentMethod(method) && !cfg.Idempotent && cfg.IdempotencyKey == ""
+
+	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure}
+	if cfg.CACert != "" {
+		pem, err := os.ReadFile(cfg.CACert)
+		if err != nil {
+			return nil, fmt.Errorf("reading the CA certificates: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("reading the CA certificates: no PEM certificate in %s", cfg.CACert)
+		}
+		tlsConfig.RootCAs = pool
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.TLSClientConfig = tlsConfig
+	// The body is written byte-exact, as served: no transparent gzip.
+	t.DisableCompression = true
+	h.transport = t
+	h.client = &http.Client{
+		Transport: t,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > MaxRedirects {
+				return errTooManyRedirects
+			}
+			return nil
+		},
+	}
+	h.reqInfo = formatHTTPHeader(RedactHeader(h.requestHeader()))
+	h.urlInfo = RedactURL(h.url)
+	return h, nil
+}
+
+// requestHeader is the header as sent, Host included.
+func (h *HTTP) requestHeader() http.Header {
+	if h.host == "" {
+		return h.header
+	}
+	hh := h.header.Clone()
+	hh.Set("Host", h.host)
+	return hh
+}
+
+// Method returns the request method, the default resolved.
+func (h *HTTP) Method() string { return h.method }
+
+// IdempotencyKey returns the Idempotency-Key sent with every attempt (the
+// drawn one for "auto"); "" when none is sent.
+func (h *HTTP) IdempotencyKey() string { return h.header.Get("Idempotency-Key") }
+
+// Close closes the idle connections kept for reuse. Attempts after Close
+// still work; they open new connections.
+func (h *HTTP) Close() error {
+	h.transport.CloseIdleConnections()
+	return nil
+}
+
+// Attempt makes the request once; see HTTP for what the Result holds. n and
+// max are not used: the request is the same on every attempt.
+func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
+	a := &acceptor.Attempt{ExitCode: -1}
+	res := &Result{Attempt: a, Info: map[string]string{
+		HTTPInfoMethod:         h.method,
+		HTTPInfoURL:            h.urlInfo,
+		HTTPInfoRequestHeaders: h.reqInfo,
+	}}
+	fail := func(err error, transient bool) *Result {
+		a.Failed = true
+		a.Err, a.Transient = err, transient
+		if ctx.Err() != nil {
+			res.Stopped = context.Cause(ctx)
+			a.Err, a.Transient = res.Stopped, true
+		}
+		res.Info[HTTPInfoError] = a.Err.Error()
+		return res
+	}
+
+	var body io.Reader
+	if h.body != nil {
+		body = bytes.NewReader(h.body)
+	}
+	var connected atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
+	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), h.method, h.url, body)
+	if err != nil { // NewHTTP validated the URL and method
+		return fail(redactError(err), false)
+	}
+	req.Header = h.header.Clone()
+	req.Host = h.host
+
+	resp, err := h.client.Do(req)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		a.RetryUnsafe = h.unsafe && connected.Load()
+		return fail(redactError(err), IsTransient(err))
+	}
+	defer resp.Body.Close()
+	a.RetryUnsafe = h.unsafe
+	a.Status, a.Header = resp.StatusCode, resp.Header
+	a.Failed = resp.StatusCode < 200 || resp.StatusCode > 299
+	a.RetryAfter = ParseRetryAfter(resp.Header, h.now())
+	res.Info[HTTPInfoStatus] = resp.Proto + " " + resp.Status
+	res.Info[HTTPInfoHeaders] = formatHTTPHeader(RedactHeader(resp.Header))
+	if resp.Request.Response != nil { // redirected
+		res.Info[HTTPInfoFinalURL] = RedactURL(resp.Request.URL.String())
+		hops := 0
+		for r := resp.Request; r.Response != nil; r = r.Response.Request {
+			hops++
+		}
+		res.Info[HTTPInfoRedirects] = strconv.Itoa(hops)
+	}
+
+	c := NewCapture(h.tempDir, h.spill, h.window)
+	res.Release = func() { c.Close() }
+	a.Stdout = c.Open
+	var w io.Writer = c
+	var head *headBuffer
+	if a.Failed {
+		head = &headBuffer{limit: errorBodyLimit}
+		w = io.MultiWriter(c, head)
+	}
+	src := &bodyReader{r: resp.Body}
+	_, err = io.Copy(w, src)
+	a.StdoutTail = c.Tail()
+	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
+	if head != nil {
+		a.ErrorCode, a.ErrorMessage = acceptor.ParseHTTPError(resp.Header, head.buf)
+	}
+	switch {
+	case err == nil:
+		return res
+	case src.err != nil: // reading the body
+		return fail(fmt.Errorf("reading the response body: %w", err), IsTransient(err))
+	}
+	return fail(fmt.Errorf("saving the response body: %w", err), false)
+}
+
+// IsIdempotentMethod reports whether method is one that RFC 9110 calls
+// idempotent, and so safe to retry: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
+// Methods are case-sensitive: "get" is not GET.
+func IsIdempotentMethod(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
+		return true
+	}
+	return false
+}
+
+// IsTransient reports whether an error of an HTTP call is worth a retry on
+// the client side: connection refused, reset or aborted, a broken pipe, an
+// unreachable network or host, a connection closed before the response
+// ended, a timeout, a DNS failure other than "no such host", an HTTP/2
+// GOAWAY or a stream the server refused or reset with INTERNAL_ERROR. Not
+// transient: an unknown host (NXDOMAIN), TLS certificate and handshake
+// errors, a bad URL, too many redirects, and any error it does not know. nil
+// is not transient.
+func IsTransient(err error) bool {
+	if err == nil || errors.Is(err, errTooManyRedirects) {
+		return false
+	}
+	var (
+		dnsErr      *net.DNSError
+		verifyErr   *tls.CertificateVerificationError
+		unknownAuth x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalidCert x509.CertificateInvalidError
+		recordErr   tls.RecordHeaderError
+		alertErr    tls.AlertError
+		netErr      net.Error
+		opErr       *net.OpError
+	)
+	switch {
+	case errors.As(err, &verifyErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
+		errors.As(err, &invalidCert), errors.As(err, &recordErr), errors.As(err, &alertErr):
+		return false
+	case errors.As(err, &dnsErr):
+		return !dnsErr.IsNotFound
+	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.ECONNRESET),
+		errors.Is(err, syscall.ECONNABORTED), errors.Is(err, syscall.EPIPE),
+		errors.Is(err, syscall.ETIMEDOUT), errors.Is(err, syscall.EHOSTUNREACH),
+		errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.ENETDOWN),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return true
+	case errors.As(err, &netErr) && netErr.Timeout():
+		return true
+	case errors.As(err, &opErr):
+		return true // another failure to dial, read or write
+	}
+	// net/http does not export these errors' types.
+	msg := err.Error()
+	for _, s := range transientMessages {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// transientMessages mark errors of net/http and its HTTP/2 client whose
+// types are not exported: the connection went away, or the server refused
+// the stream before processing it.
+var transientMessages = []string{
+	"http: server closed idle connection",
+	"http2: server sent GOAWAY",
+	"http2: client connection lost",
+	"REFUSED_STREAM",
+	"INTERNAL_ERROR",
+}
+
+// NewUUID returns a random UUID, version 4, in its canonical form
+// ("xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx"), drawing 16 bytes from r. It
+// fails only when r does.
+func NewUUID(r io.Reader) (string, error) {
+	var b [16]byte
+	if _, err := io.ReadFull(r, b[:]); err != nil {
+		return "", err
+	}
+	b[6] = b[6]&0x0f | 0x40 // version 4
+	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
+}
+
+// ParseHeaders parses request headers written "Name: value" (curl -H). The
+// value is trimmed of blanks; "Name:" sends the header with an empty value.
+// A line without a colon, or with a name that is not an HTTP token, is an
+// error that quotes it.
+func ParseHeaders(lines []string) (http.Header, error) {
+	h := make(http.Header, len(lines))
+	for _, line := range lines {
+		name, value, ok := strings.Cut(line, ":")
+		name = strings.TrimSpace(name)
+		if !ok || !isHTTPToken(name) {
+			return nil, fmt.Errorf("invalid header %q: want 'Name: value'", line)
+		}
+		value = strings.Trim(value, " \t")
+		if !validHTTPHeaderValue(value) {
+			return nil, fmt.Errorf("invalid header %q: control characters are not allowed", line)
+		}
+		h.Add(name, value)
+	}
+	return h, nil
+}
+
+// LoadData resolves a request body written as curl --data-binary does:
+// "@FILE" is the content of FILE, byte-exact ("@-" is all of stdin, read
+// once); anything else is the data itself. A FILE that cannot be read is an
+// error naming it.
+func LoadData(arg string, stdin io.Reader) ([]byte, error) {
+	name, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return []byte(arg), nil
+	}
+	if name == "-" {
+		b, err := io.ReadAll(stdin)
+		if err != nil {
+			return nil, fmt.Errorf("reading the request body from stdin: %w", err)
+		}
+		return b, nil
+	}
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, fmt.Errorf("reading the request body: %w", err)
+	}
+	return b, nil
+}
+
+// isToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
+func isHTTPToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderValue reports whether v has no control character but tab.
+func validHTTPHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// formatHeader writes h as "Name: value" lines sorted by name.
+func formatHTTPHeader(h http.Header) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		for _, v := range h[k] {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(k)
+			b.WriteString(": ")
+			b.WriteString(v)
+		}
+	}
+	return b.String()
+}
+
+// prefixBuffer keeps the first limit bytes written to it and accepts the
+// rest without keeping it.
+type headBuffer struct {
+	buf   []byte
+	limit int
+}
+
+func (p *headBuffer) Write(b []byte) (int, error) {
+	if room := p.limit - len(p.buf); room > 0 {
+		p.buf = append(p.buf, b[:min(room, len(b))]...)
+	}
+	return len(b), nil
+}
+
+// errReader remembers the error of its reader, to tell read errors from
+// write errors after io.Copy.
+type bodyReader struct {
+	r   io.Reader
+	err error
+}
+
+func (e *bodyReader) Read(b []byte) (int, error) {
+	n, err := e.r.Read(b)
+	if err != nil && err != io.EOF {
+		e.err = err
+	}
+	return n, err
+}
