@@ -141,6 +141,7 @@ type HTTP struct {
 	transport *http.Transport
 	reqInfo   string
 	urlInfo   string
+	copyBuf   []byte // attempts run one at a time
 }
 
 // NewHTTP validates cfg and prepares its client. Every error it returns is a
@@ -362,7 +363,10 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 		w = io.MultiWriter(c, head)
 	}
 	src := &bodyReader{r: resp.Body}
-	_, err = io.Copy(w, src)
+	if h.copyBuf == nil {
+		h.copyBuf = make([]byte, 32<<10)
+	}
+	_, err = io.CopyBuffer(w, src, h.copyBuf)
 	a.StdoutTail = c.Tail()
 	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
