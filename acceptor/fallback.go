@@ -21,6 +21,15 @@ var throttlingCodes = map[string]bool{
 	"BandwidthLimitExceeded":                 true,
 }
 
+// commandThrottlingCodes are throttling codes that other CLIs print: kubectl
+// (TooManyRequests), gcloud (RESOURCE_EXHAUSTED) and HTTP 429 as curl, gh and
+// gcloud report it.
+var commandThrottlingCodes = map[string]bool{
+	"TooManyRequests":    true,
+	"RESOURCE_EXHAUSTED": true,
+	"429":                true,
+}
+
 // IsThrottlingCode reports whether code is one of the throttling error codes
 // of seed 002 (Throttling, ThrottlingException, SlowDown, …).
 func IsThrottlingCode(code string) bool { return throttlingCodes[code] }
@@ -53,7 +62,8 @@ func IsThrottlingResponse(status int, code string) bool {
 // Commands: exit 0 succeeds; a start failure (126, 127) fails; an attempt
 // stopped by --attempt-timeout is a retry (timeout); a known throttling error
 // code is a retry (throttling); any other non-zero status is a retry
-// (server-side).
+// (server-side). The throttling codes are seed 002's list plus kubectl's
+// TooManyRequests, gcloud's RESOURCE_EXHAUSTED and 429.
 //
 // HTTP: 2xx succeeds; throttling responses (IsThrottlingResponse) are a retry
 // (throttling); 408, 500, 502, 503 and 504 a retry (server-side); other
@@ -70,7 +80,7 @@ func RunFallback(a *Attempt) (Directive, string) {
 		return Fail, fmt.Sprintf("could not start (exit status %d)", a.ExitCode)
 	case a.ExitCode == 0 && !a.Failed:
 		return Succeed, "exit status 0"
-	case a.ErrorCode != "" && throttlingCodes[a.ErrorCode]:
+	case throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]:
 		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
 	}
 	return RetryServer, fmt.Sprintf("exit status %d", a.ExitCode)
