@@ -1,0 +1,50 @@
+//go:build unix && !linux
+
+package runner
+
+import (
+	"errors"
+	"os"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// EnableSubreaper makes retry a child subreaper so that processes escaping
+// an attempt's process group are found and stopped. It is Linux only: here
+// it returns errors.ErrUnsupported.
+func EnableSubreaper() error { return errors.ErrUnsupported }
+
+func isSubreaper() bool { return false }
+
+// waitLeader reaps pid and calls exited. Without waitid(WNOWAIT) the leader
+// is reaped first.
+func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			exited()
+			return ws, err
+		}
+	}
+}
+
+func children(out []int) []int { return out }
+
+// groupHasLive cannot tell zombies apart here: a group with members is live.
+func groupHasLive(pgid int) bool { return true }
+
+// isTerminal reports whether f is a terminal, without changing its mode.
+func isTerminal(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	rc.Control(func(fd uintptr) {
+		_, err := unix.IoctlGetTermios(int(fd), unix.TIOCGETA)
+		tty = err == nil
+	})
+	return tty
+}
