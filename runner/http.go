@@ -87,9 +87,10 @@ type HTTPConfig struct {
 	// Idempotent declares the request safe to retry whatever its method.
 	Idempotent bool
 	// IdempotencyKey, when not "", is sent as the Idempotency-Key header on
-	// every attempt; "auto" is a random UUIDv4 drawn once for the run. A
-	// request with a key is safe to retry whatever its method: the server
-	// deduplicates it.
+	// every attempt (replacing one in Header); "auto" is a random UUIDv4
+	// drawn once for the run. A request with a key, from here or from
+	// Header, is safe to retry whatever its method: the server deduplicates
+	// it.
 	IdempotencyKey string
 	// TempDir is where large response bodies spill ("" is os.TempDir).
 	TempDir string
@@ -123,8 +124,10 @@ type HTTPConfig struct {
 // Err (URL redacted) and Transient (see IsTransient). When ctx ends the
 // attempt, Stopped is context.Cause(ctx) and Err says the same. RetryUnsafe
 // is set when the method is not idempotent (see IsIdempotentMethod), neither
-// Idempotent nor IdempotencyKey is set, and the request may have reached the
-// server: a connection was made.
+// Idempotent nor an idempotency key is set, and the request may have reached
+// the server: a connection was made (a reset or a timeout after connecting,
+// any response). A request refused, or whose host was not found, was
+// certainly not sent.
 type HTTP struct {
 	method  string
 	url     string
@@ -239,7 +242,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
-	h.unsafe = !IsIdempotentMethod(method) && !cfg.Idempotent && cfg.IdempotencyKey == ""
+	h.unsafe = !IsIdempotentMethod(method) && !cfg.Idempotent && h.header.Get("Idempotency-Key") == ""
 
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure}
 	if cfg.CACert != "" {

@@ -614,6 +614,7 @@ func TestHTTPRetryUnsafe(t *testing.T) {
 		{"a body makes a POST", HTTPConfig{URL: rec.srv.URL, Body: []byte("x")}, true},
 		{"POST, idempotent", HTTPConfig{URL: rec.srv.URL, Method: "POST", Idempotent: true}, false},
 		{"POST with an idempotency key", HTTPConfig{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "k1"}, false},
+		{"POST with an Idempotency-Key header", HTTPConfig{URL: rec.srv.URL, Method: "POST", Header: http.Header{"Idempotency-Key": {"k2"}}}, false},
 		{"POST after connection refused", HTTPConfig{URL: refused, Method: "POST"}, false},
 	}
 	for _, m := range []string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"} {
