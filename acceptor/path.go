@@ -1,0 +1,642 @@
+package acceptor
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/jmespath/go-jmespath"
+)
+
+// PathMode says how a path matcher compares the result of its JMESPath
+// expression with the expected value.
+type PathMode int
+
+// The path modes.
+const (
+	// Path matches when the result equals the expected value (--success
+	// EXPR[=VALUE], botocore "path", Smithy stringEquals and booleanEquals).
+	Path PathMode = iota
+	// PathAll matches when the result is a non-empty array whose every
+	// element equals the expected value (--success-all, botocore "pathAll",
+	// Smithy allStringEquals).
+	PathAll
+	// PathAny matches when the result is an array with at least one element
+	// equal to the expected value (--success-any, botocore "pathAny", Smithy
+	// anyStringEquals).
+	PathAny
+)
+
+// String returns the botocore name of the mode: "path", "pathAll" or
+// "pathAny".
+func (m PathMode) String() string {
+	switch m {
+	case PathAll:
+		return "pathAll"
+	case PathAny:
+		return "pathAny"
+	}
+	return "path"
+}
+
+// maxShownValue bounds the JSON a path matcher shows as its Result.Value.
+const maxShownValue = 200
+
+// pathScope says which document a path matcher evaluates its expression on.
+type pathScope int
+
+const (
+	// scopeDocument: what Env.Document returns ({"input", "output"} when the
+	// chain has an Input, else stdout). Flags and botocore models.
+	scopeDocument pathScope = iota
+	// scopeOutput: stdout only, even when the chain has an Input (Smithy
+	// "output" matchers).
+	scopeOutput
+	// scopeInputOutput: always {"input": …, "output": …}; without an Input
+	// in the chain, input is {} (Smithy "inputOutput" matchers).
+	scopeInputOutput
+)
+
+// PathMatch is a JMESPath acceptor condition: the expression, compiled, the
+// expected value and the mode. Build one with PathMatcher or
+// NewPathMatcher; it is safe for concurrent use.
+//
+// It sees only attempts that did not fail (Attempt.Failed false); on a
+// failed attempt it does not match and has nothing to say. Stdout that is
+// not JSON, a JMESPath runtime error (length(null)) and an internal failure
+// of the JMESPath library do not match either, and say why in
+// Result.Warning.
+type PathMatch struct {
+	expr     *jmesExpr
+	mode     PathMode
+	expected any
+	scope    pathScope
+}
+
+// PathMatcher builds the matcher of a --success/--failure/--retry flag
+// (mode Path), of a -all flag (PathAll) or of an -any flag (PathAny) from
+// its argument EXPR[=VALUE]; see SplitPathArg for where EXPR ends and
+// ParseExpected for what VALUE means.
+//
+// In Path mode, an argument without =VALUE matches when EXPR yields true
+// (the JSON boolean, not a truthy value). PathAll and PathAny need =VALUE.
+// The expression is compiled here: a bad one is an error, as is an empty
+// one.
+func PathMatcher(arg string, mode PathMode) (Matcher, error) {
+	expr, value, hasValue := SplitPathArg(arg)
+	var expected any = true
+	if hasValue {
+		expected = ParseExpected(value)
+	} else if mode != Path {
+		return nil, fmt.Errorf("%q: want EXPR=VALUE: %s compares each element of the array EXPR yields with VALUE", arg, mode)
+	}
+	m, err := NewPathMatcher(expr, mode, expected)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// NewPathMatcher compiles expr and returns the matcher that compares its
+// result with expected under mode. expected is a JSON value as
+// encoding/json decodes one into an any: nil, bool, float64, string,
+// []any, map[string]any; other types never compare equal to anything.
+func NewPathMatcher(expr string, mode PathMode, expected any) (*PathMatch, error) {
+	if mode < Path || mode > PathAny {
+		return nil, fmt.Errorf("unknown path mode %d", int(mode))
+	}
+	e, err := compileJMESPath(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &PathMatch{expr: e, mode: mode, expected: expected}, nil
+}
+
+// Expression returns the JMESPath expression as written.
+func (m *PathMatch) Expression() string { return m.expr.src }
+
+// Mode returns the matcher's mode.
+func (m *PathMatch) Mode() PathMode { return m.mode }
+
+// Expected returns the value the result is compared with.
+func (m *PathMatch) Expected() any { return m.expected }
+
+// Match evaluates the expression on the attempt's stdout parsed as JSON and
+// compares the result with the expected value. Value is the result as
+// compact JSON, cut to about 200 bytes; Detail, on a match, the botocore
+// explanation.
+func (m *PathMatch) Match(env *Env) Result {
+	if env == nil || env.Attempt == nil || env.Attempt.Failed {
+		return Result{}
+	}
+	doc, err := env.Document()
+	if err != nil {
+		return Result{Warning: err.Error()}
+	}
+	doc = m.scopeDoc(env, doc)
+	v, err := m.expr.search(doc)
+	if err != nil {
+		return Result{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
+	}
+	r := Result{Value: shownJSON(v, maxShownValue)}
+	switch m.mode {
+	case Path:
+		r.Matched = jsonEqual(v, m.expected)
+	case PathAll:
+		arr, ok := v.([]any)
+		r.Matched = ok && len(arr) > 0
+		for _, e := range arr {
+			if !jsonEqual(e, m.expected) {
+				r.Matched = false
+				break
+			}
+		}
+	case PathAny:
+		arr, _ := v.([]any)
+		for _, e := range arr {
+			if jsonEqual(e, m.expected) {
+				r.Matched = true
+				break
+			}
+		}
+	}
+	if r.Matched {
+		r.Detail = m.explanation()
+	}
+	return r
+}
+
+// explanation is botocore's AcceptorConfig.explanation for the matcher.
+func (m *PathMatch) explanation() string {
+	want := expectedText(m.expected)
+	switch m.mode {
+	case PathAll:
+		return fmt.Sprintf("For expression %q all members matched expected path: %q", m.expr.src, want)
+	case PathAny:
+		return fmt.Sprintf("For expression %q we matched expected path: %q at least once", m.expr.src, want)
+	}
+	return fmt.Sprintf("For expression %q we matched expected path: %q", m.expr.src, want)
+}
+
+// scopeDoc returns the document the matcher's scope addresses, given the
+// chain's document doc.
+func (m *PathMatch) scopeDoc(env *Env, doc any) any {
+	switch m.scope {
+	case scopeOutput:
+		if env.input != nil {
+			if w, ok := doc.(map[string]any); ok {
+				return w["output"]
+			}
+		}
+	case scopeInputOutput:
+		if env.input == nil {
+			return map[string]any{"input": map[string]any{}, "output": doc}
+		}
+	}
+	return doc
+}
+
+// describe is the acceptor name of the matcher in a waiter:
+// `pathAll "Reservations[].Instances[].State.Name" = "running"`.
+func (m *PathMatch) describe() string {
+	return fmt.Sprintf("%s %q = %s", m.mode, m.expr.src, shownJSON(m.expected, maxShownValue))
+}
+
+// expectedText writes an expected value the way botocore's explanation
+// shows it: a string as is, anything else as JSON.
+func expectedText(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return shownJSON(v, maxShownValue)
+}
+
+// SplitPathArg splits the argument of a path flag, EXPR[=VALUE], at the last
+// "=" that is not part of "==", "!=", "<=" or ">=" and not inside a JMESPath
+// literal (`…` JSON, '…' raw string, "…" quoted identifier, each with its
+// backslash escapes). Without such a "=", the whole argument is EXPR and
+// hasValue is false. An unterminated literal runs to the end of arg.
+func SplitPathArg(arg string) (expr, value string, hasValue bool) {
+	last := -1
+	var quote byte // the delimiter of the literal we are in, or 0
+	for i := 0; i < len(arg); i++ {
+		c := arg[i]
+		if quote != 0 {
+			switch c {
+			case '\\':
+				i++ // skip the escaped byte
+			case quote:
+				quote = 0
+			}
+			continue
+		}
+		switch c {
+		case '`', '\'', '"':
+			quote = c
+		case '=':
+			prevOp := i > 0 && strings.IndexByte("=!<>", arg[i-1]) >= 0
+			nextEq := i+1 < len(arg) && arg[i+1] == '='
+			if nextEq {
+				i++ // "==": both bytes belong to the operator
+				continue
+			}
+			if !prevOp {
+				last = i
+			}
+		}
+	}
+	if last < 0 {
+		return arg, "", false
+	}
+	return arg[:last], arg[last+1:], true
+}
+
+// ParseExpected reads the VALUE of a path flag: a JSON literal when it
+// parses as one (true, 3, 1.5, "x", null, [1], {"a":1}; numbers become
+// float64), else the string itself with blanks around it trimmed
+// ("running"). Write "\"true\"" to compare with the string true, and
+// "\" x\"" for a string with blanks around it.
+func ParseExpected(s string) any {
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err == nil {
+		return v
+	}
+	return strings.TrimSpace(s)
+}
+
+// jsonEqual compares two JSON values by JSON type: strings with strings,
+// booleans with booleans, numbers as float64, arrays and objects deeply.
+// There is no coercion: "1" is not 1, true is not 1.
+func jsonEqual(a, b any) bool {
+	switch a := a.(type) {
+	case nil:
+		return b == nil
+	case bool:
+		bb, ok := b.(bool)
+		return ok && a == bb
+	case float64:
+		bf, ok := b.(float64)
+		return ok && a == bf
+	case string:
+		bs, ok := b.(string)
+		return ok && a == bs
+	case []any:
+		bs, ok := b.([]any)
+		if !ok || len(a) != len(bs) {
+			return false
+		}
+		for i := range a {
+			if !jsonEqual(a[i], bs[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]any:
+		bm, ok := b.(map[string]any)
+		if !ok || len(a) != len(bm) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := bm[k]
+			if !ok || !jsonEqual(av, bv) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// jmesExpr is a compiled JMESPath expression, with its source.
+type jmesExpr struct {
+	src string
+	jp  *jmespath.JMESPath
+}
+
+// maxExprLen bounds an expression: the parser recurses once per nesting
+// level, so a huge one could exhaust the stack.
+const maxExprLen = 64 << 10
+
+// compileJMESPath compiles src. Unlike jmespath.Compile it never panics
+// (the library does on some inputs, `a\u0080` among them), refuses an empty
+// expression, and checks function names and argument counts now rather
+// than at the first evaluation (`lenght(a)`, `@(a)` and `length(a, b)`
+// would fail on every attempt).
+func compileJMESPath(src string) (e *jmesExpr, err error) {
+	if strings.TrimSpace(src) == "" {
+		return nil, errors.New("empty JMESPath expression")
+	}
+	if len(src) > maxExprLen {
+		return nil, fmt.Errorf("JMESPath expression of %d bytes: the limit is %d", len(src), maxExprLen)
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			e, err = nil, fmt.Errorf("invalid JMESPath expression %q: the parser failed (%v)", src, r)
+		}
+	}()
+	ast, err := jmespath.NewParser().Parse(src)
+	if err != nil {
+		return nil, jmesSyntaxError(src, err)
+	}
+	if err := checkFunctions(reflect.ValueOf(ast)); err != nil {
+		return nil, fmt.Errorf("invalid JMESPath expression %q: %v", src, err)
+	}
+	jp, err := jmespath.Compile(src)
+	if err != nil {
+		return nil, jmesSyntaxError(src, err)
+	}
+	return &jmesExpr{src: src, jp: jp}, nil
+}
+
+// jmesSyntaxError words a parse error of src, with its offset.
+func jmesSyntaxError(src string, err error) error {
+	var se jmespath.SyntaxError
+	if errors.As(err, &se) {
+		msg := strings.TrimPrefix(se.Error(), "SyntaxError: ")
+		return fmt.Errorf("invalid JMESPath expression %q: %s at offset %d", src, msg, se.Offset)
+	}
+	return fmt.Errorf("invalid JMESPath expression %q: %v", src, err)
+}
+
+// search evaluates e on doc. A panic inside the library is an error.
+func (e *jmesExpr) search(doc any) (v any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			v, err = nil, fmt.Errorf("the JMESPath library failed: %v", r)
+		}
+	}()
+	return e.jp.Search(doc)
+}
+
+// jmesFunctions lists the JMESPath functions of go-jmespath with their
+// argument counts: min, and max (-1: variadic).
+func jmesFunctionArity(name string) (lo, hi int, ok bool) {
+	switch name {
+	case "abs", "avg", "ceil", "floor", "keys", "length", "reverse", "sort", "sum",
+		"to_array", "to_number", "to_string", "type", "values", "max", "min":
+		return 1, 1, true
+	case "contains", "ends_with", "starts_with", "join", "map", "max_by", "min_by", "sort_by":
+		return 2, 2, true
+	case "merge", "not_null":
+		return 1, -1, true
+	}
+	return 0, 0, false
+}
+
+// checkFunctions walks a parsed expression and refuses calls of unknown
+// functions, with the wrong number of arguments, or of something that is
+// not a name (`@(a)`, which makes the library panic).
+func checkFunctions(v reflect.Value) error {
+	n, ok := asASTNode(v)
+	if !ok {
+		return nil // not the AST we know: the library checks at run time
+	}
+	var walk func(n astNode) error
+	walk = func(n astNode) error {
+		if n.kind() == int64(jmespath.ASTFunctionExpression) {
+			name, ok := n.str()
+			if !ok {
+				return errors.New("only a function name can be called")
+			}
+			lo, hi, known := jmesFunctionArity(name)
+			if !known {
+				return fmt.Errorf("unknown function %s()", name)
+			}
+			args := len(n.children())
+			if args < lo || (hi >= 0 && args > hi) {
+				want := strconv.Itoa(lo)
+				if hi < 0 {
+					want = "at least " + want
+				}
+				return fmt.Errorf("%s() takes %s argument(s), not %d", name, want, args)
+			}
+		}
+		for _, c := range n.children() {
+			if err := walk(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return walk(n)
+}
+
+// astNode reads a go-jmespath ASTNode. The library keeps its AST fields
+// unexported (nodeType, value, children); reflection reads them without
+// modifying anything. asASTNode checks the shape first, so a future
+// version with another layout makes callers fall back (no function checks
+// at compile time, no pruning of documents) rather than fail.
+type astNode struct{ v reflect.Value }
+
+func asASTNode(v reflect.Value) (astNode, bool) {
+	t := v.Type()
+	if t.Kind() != reflect.Struct {
+		return astNode{}, false
+	}
+	nt, ok1 := t.FieldByName("nodeType")
+	val, ok2 := t.FieldByName("value")
+	ch, ok3 := t.FieldByName("children")
+	if !ok1 || !ok2 || !ok3 || nt.Type.Kind() != reflect.Int || val.Type.Kind() != reflect.Interface ||
+		ch.Type.Kind() != reflect.Slice || ch.Type.Elem() != t {
+		return astNode{}, false
+	}
+	return astNode{v}, true
+}
+
+func (n astNode) kind() int64 { return n.v.FieldByName("nodeType").Int() }
+
+func (n astNode) children() []astNode {
+	c := n.v.FieldByName("children")
+	out := make([]astNode, c.Len())
+	for i := range out {
+		out[i] = astNode{c.Index(i)}
+	}
+	return out
+}
+
+// str returns the node's value when it is a string (field and function
+// names, multi-select keys).
+func (n astNode) str() (string, bool) {
+	v := n.v.FieldByName("value")
+	if v.IsNil() || v.Elem().Kind() != reflect.String {
+		return "", false
+	}
+	return v.Elem().String(), true
+}
+
+// intValue returns the node's value when it is an integer (comparator
+// tokens, indexes).
+func (n astNode) intValue() (int64, bool) {
+	v := n.v.FieldByName("value")
+	if v.IsNil() || v.Elem().Kind() != reflect.Int {
+		return 0, false
+	}
+	return v.Elem().Int(), true
+}
+
+// scalarLiteral reports whether the node is a literal null, boolean, number
+// or string.
+func (n astNode) scalarLiteral() bool {
+	if n.kind() != int64(jmespath.ASTLiteral) {
+		return false
+	}
+	v := n.v.FieldByName("value")
+	if v.IsNil() {
+		return true
+	}
+	switch v.Elem().Kind() {
+	case reflect.Bool, reflect.Float64, reflect.String:
+		return true
+	}
+	return false
+}
+
+// shownJSON writes v as compact JSON for logs, cut after about limit bytes
+// with "…"; a limit ≤ 0 means no limit. Object keys are sorted and nothing
+// is HTML-escaped. Values that are not JSON (NaN, a JMESPath expression
+// reference) are written in Go syntax.
+func shownJSON(v any, limit int) string {
+	var b bytes.Buffer
+	w := jsonWriter{b: &b, limit: limit}
+	w.value(v)
+	s := b.String()
+	if limit > 0 && len(s) > limit {
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+// jsonWriter writes JSON values as encoding/json does (sorted keys, the
+// same number format) but without HTML escaping, and stops early once past
+// limit. It records values that JSON cannot hold in bad.
+type jsonWriter struct {
+	b     *bytes.Buffer
+	limit int
+	bad   string
+}
+
+func (w *jsonWriter) full() bool { return w.limit > 0 && w.b.Len() > w.limit }
+
+func (w *jsonWriter) value(v any) {
+	if w.full() {
+		return
+	}
+	switch v := v.(type) {
+	case nil:
+		w.b.WriteString("null")
+	case bool:
+		w.b.WriteString(strconv.FormatBool(v))
+	case float64:
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			w.bad = strconv.FormatFloat(v, 'g', -1, 64)
+			w.b.WriteString(w.bad)
+			return
+		}
+		w.b.Write(appendJSONFloat(nil, v))
+	case string:
+		writeJSONString(w.b, v)
+	case []any:
+		w.b.WriteByte('[')
+		for i, e := range v {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			w.value(e)
+			if w.full() {
+				return
+			}
+		}
+		w.b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		w.b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				w.b.WriteByte(',')
+			}
+			writeJSONString(w.b, k)
+			w.b.WriteByte(':')
+			w.value(v[k])
+			if w.full() {
+				return
+			}
+		}
+		w.b.WriteByte('}')
+	default:
+		w.bad = fmt.Sprintf("%T", v)
+		fmt.Fprintf(w.b, "%v", v)
+	}
+}
+
+// appendJSONFloat formats f as encoding/json does.
+func appendJSONFloat(b []byte, f float64) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// writeJSONString writes s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 as U+FFFD, the rest as is.
+func writeJSONString(b *bytes.Buffer, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b.WriteByte('\\')
+				b.WriteByte(c)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c < 0x20 || c == 0x7f:
+				b.WriteString(`\u00`)
+				b.WriteByte(hex[c>>4])
+				b.WriteByte(hex[c&0xf])
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b.WriteString(`\ufffd`)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	b.WriteByte('"')
+}
