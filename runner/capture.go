@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 )
 
@@ -20,8 +21,9 @@ const (
 )
 
 // Capture holds a stream byte-exact: in memory up to a threshold, then in a
-// temporary file, so memory stays bounded whatever the stream's size. It also
-// keeps the stream's last bytes (its tail window) for output acceptors. The
+// temporary file, so memory stays bounded whatever the stream's size: at
+// most threshold bytes, and the tail window when Tail is called. Tail gives
+// the stream's last bytes (its tail window) for output acceptors. The
 // command source captures stdout (and records stdin) with it; the HTTP source
 // captures response bodies.
 //
@@ -41,7 +43,7 @@ type Capture struct {
 	chunks [][]byte // before spilling: the stream in fixed blocks
 	file   *os.File // after spilling: the whole stream
 	size   int64
-	tail   ring // after spilling: the last window bytes
+	tail   []byte // after spilling: the last window bytes, read back by Tail
 	err    error
 	closed bool
 }
@@ -76,7 +78,7 @@ func (c *Capture) Write(p []byte) (int, error) {
 	if c.file != nil {
 		n, err := c.file.Write(p)
 		c.size += int64(n)
-		c.tail.write(p[:n], c.window)
+		c.tail = nil
 		if err != nil {
 			c.err = err
 		}
@@ -123,9 +125,12 @@ func (c *Capture) spill() error {
 			return err
 		}
 	}
-	c.tail.write(c.memTail(), c.window)
 	c.chunks = nil
 	c.file = f
+	// Hand the blocks back now: a stream that spills tends to be large,
+	// and without a collection the heap would grow again for whatever comes
+	// next (the tail, the next attempt) before reusing them. Once per spill.
+	runtime.GC()
 	return nil
 }
 
@@ -158,17 +163,26 @@ func (c *Capture) Size() int64 { return c.size }
 func (c *Capture) Spilled() bool { return c.file != nil }
 
 // Tail returns the last bytes written, at most the window given to
-// NewCapture; nil when nothing was written or the window is 0. The slice may
-// share memory with the Capture: do not modify it, and do not use it after
-// the next Write or Close.
+// NewCapture; nil when nothing was written, the window is 0, or reading
+// them back from the spill file failed. The slice may share memory with the
+// Capture: do not modify it, and do not use it after the next Write or
+// Close.
 func (c *Capture) Tail() []byte {
-	if c.closed {
+	if c.closed || c.window == 0 || c.size == 0 {
 		return nil
 	}
-	if c.file != nil {
-		return c.tail.bytes()
+	if c.file == nil {
+		return c.memTail()
 	}
-	return c.memTail()
+	if c.tail == nil {
+		n := min(int64(c.window), c.size)
+		b := make([]byte, n)
+		if _, err := c.file.ReadAt(b, c.size-n); err != nil {
+			return nil
+		}
+		c.tail = b
+	}
+	return c.tail
 }
 
 // ReadAt reads len(p) bytes at offset off of the stream, as io.ReaderAt
@@ -246,7 +260,7 @@ func (c *Capture) Close() error {
 	}
 	c.closed = true
 	c.chunks = nil
-	c.tail = ring{}
+	c.tail = nil
 	if c.file != nil {
 		return c.file.Close()
 	}

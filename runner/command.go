@@ -316,6 +316,18 @@ func (p *pump) run() {
 	}
 }
 
+// finish waits for the pump to reach EOF, or for at most drain when it is
+// not there yet (an escaped process holds the pipe open).
+func (p *pump) finish(drain time.Duration) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.r.SetReadDeadline(time.Now().Add(drain))
+	<-p.done
+}
+
 // tailBytes returns the stream's window.
 func (p *pump) tailBytes() []byte {
 	if p.keep != nil {

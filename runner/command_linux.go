@@ -140,3 +140,5 @@ func isTerminal(f *os.File) bool {
 	})
 	return tty
 }
+
+func pipeCloexec(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }

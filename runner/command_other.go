@@ -48,3 +48,16 @@ func isTerminal(f *os.File) bool {
 	})
 	return tty
 }
+
+// pipeCloexec makes a pipe and marks both ends close-on-exec under
+// syscall.ForkLock, so no concurrent fork inherits them.
+func pipeCloexec(p *[2]int) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := syscall.Pipe(p[:]); err != nil {
+		return err
+	}
+	syscall.CloseOnExec(p[0])
+	syscall.CloseOnExec(p[1])
+	return nil
+}

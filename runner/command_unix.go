@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,38 +19,38 @@ import (
 // run starts the command, waits for it and for everything it left behind,
 // and records the outcome in res.
 func (c *Command) run(ctx context.Context, st *commandState, path string, res *Result, n, max int) {
-	outR, outW, err := os.Pipe()
+	outR, outW, err := pipe(true)
 	if err != nil {
 		notStarted(res, &StartError{Name: c.Argv[0], Err: err, Code: 126})
 		return
 	}
-	errR, errW, err := os.Pipe()
+	errR, errW, err := pipe(true)
 	if err != nil {
 		outR.Close()
-		outW.Close()
+		syscall.Close(outW)
 		notStarted(res, &StartError{Name: c.Argv[0], Err: err, Code: 126})
 		return
 	}
 	stdin, closeStdin, detach, err := st.stdin.attach()
 	if err != nil {
 		outR.Close()
-		outW.Close()
+		syscall.Close(outW)
 		errR.Close()
-		errW.Close()
+		syscall.Close(errW)
 		notStarted(res, &StartError{Name: c.Argv[0], Err: fmt.Errorf("stdin: %w", err), Code: 126})
 		return
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   c.Dir,
 		Env:   st.attemptEnv(n, max),
-		Files: []uintptr{stdin.Fd(), outW.Fd(), errW.Fd()},
+		Files: []uintptr{stdin, uintptr(outW), uintptr(errW)},
 		Sys:   &syscall.SysProcAttr{Setpgid: !c.Foreground},
 	}
 	pid, err := syscall.ForkExec(path, c.Argv, attr)
-	outW.Close()
-	errW.Close()
+	syscall.Close(outW)
+	syscall.Close(errW)
 	if closeStdin {
-		stdin.Close()
+		syscall.Close(int(stdin))
 	}
 	if err != nil {
 		outR.Close()
@@ -81,11 +82,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 	// Everything the attempt started is gone, so the pipes are at EOF unless
 	// an escaped process holds them: read what is left, but not forever.
-	drain := time.Now().Add(pipeDrain)
-	outR.SetReadDeadline(drain)
-	errR.SetReadDeadline(drain)
-	<-stdout.done
-	<-stderr.done
+	stdout.finish(pipeDrain)
+	stderr.finish(pipeDrain)
 	outR.Close()
 	errR.Close()
 
@@ -99,6 +97,27 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	if err := st.stdin.err(); err != nil {
 		res.Info = map[string]string{"stdin": "recording stdin failed: " + err.Error()}
 	}
+}
+
+// pipe returns a pipe whose parent end is an *os.File in non-blocking mode
+// (read deadlines and Close interrupt its reads and writes) and whose child
+// end is a plain blocking descriptor, never registered with the poller.
+// Both are close-on-exec. parentReads tells which end is the parent's.
+func pipe(parentReads bool) (parent *os.File, child int, err error) {
+	var p [2]int
+	if err := pipeCloexec(&p); err != nil {
+		return nil, -1, os.NewSyscallError("pipe", err)
+	}
+	mine, theirs := p[0], p[1]
+	if !parentReads {
+		mine, theirs = p[1], p[0]
+	}
+	if err := syscall.SetNonblock(mine, true); err != nil {
+		syscall.Close(mine)
+		syscall.Close(theirs)
+		return nil, -1, os.NewSyscallError("setnonblock", err)
+	}
+	return os.NewFile(uintptr(mine), "|"+strconv.Itoa(mine)), theirs, nil
 }
 
 // exitStatus maps a wait status the way a shell does: the exit code, or

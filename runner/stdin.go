@@ -67,21 +67,20 @@ func newStdinSource(f *os.File, foreground bool, dir string, threshold int64) (*
 	return &stdinSource{mode: stdinNull, file: null, null: true}, nil
 }
 
-// attach prepares one attempt's stdin. It returns the file the child gets,
-// whether the parent must close it once the child started, and a function
-// that ends the attempt's feeding (nil when there is none); it returns once
-// the feeding goroutine is gone.
-func (s *stdinSource) attach() (child *os.File, closeChild bool, detach func(), err error) {
+// attach prepares one attempt's stdin. It returns the descriptor the child
+// gets, whether the parent must close it once the child started, and a
+// function that ends the attempt's feeding (nil when there is none); that
+// function returns once the feeding goroutine is gone.
+func (s *stdinSource) attach() (child uintptr, closeChild bool, detach func(), err error) {
 	switch s.mode {
 	case stdinSeek:
 		if _, err := s.file.Seek(s.offset, io.SeekStart); err != nil {
-			return nil, false, nil, err
+			return 0, false, nil, err
 		}
-		return s.file, false, nil, nil
 	case stdinRecord:
-		r, w, err := os.Pipe()
+		w, r, err := pipe(false)
 		if err != nil {
-			return nil, false, nil, err
+			return 0, false, nil, err
 		}
 		done := make(chan struct{})
 		exited := make(chan struct{})
@@ -89,13 +88,13 @@ func (s *stdinSource) attach() (child *os.File, closeChild bool, detach func(), 
 			defer close(exited)
 			s.rec.feed(w, done)
 		}()
-		return r, true, func() {
+		return uintptr(r), true, func() {
 			close(done)
 			w.Close()
 			<-exited
 		}, nil
 	}
-	return s.file, false, nil, nil
+	return s.file.Fd(), false, nil, nil
 }
 
 // err returns the error that stopped the recording, if any.
