@@ -39,37 +39,53 @@ func TestNewStandardCapacity(t *testing.T) {
 	}
 }
 
+// costCase is a sequence of runs on a fresh bucket of 500 tokens and the
+// tokens left after it; Standard and Scope must agree on all of them.
+type costCase struct {
+	name      string
+	run       func(t *testing.T, b Bucket)
+	available int
+}
+
+var costCases = []costCase{
+	{"first-try success refunds 1, capped at capacity", func(t *testing.T, b Bucket) {
+		acquire(t, b).NotifySuccess()
+	}, 500},
+	{"first-try failure costs nothing", func(t *testing.T, b Bucket) {
+		acquire(t, b).NotifyFailure()
+	}, 500},
+	{"retry costs 14", func(t *testing.T, b Bucket) {
+		scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
+	}, 486},
+	{"throttling retry costs 5", func(t *testing.T, b Bucket) {
+		scheduleN(t, acquire(t, b), true, 1).NotifyFailure()
+	}, 495},
+	{"success after retries refunds the last one's 14", func(t *testing.T, b Bucket) {
+		scheduleN(t, acquire(t, b), false, 3).NotifySuccess()
+	}, 500 - 3*14 + 14},
+	{"success refunds only the last retry's cost", func(t *testing.T, b Bucket) {
+		tok := scheduleN(t, acquire(t, b), false, 2)
+		scheduleN(t, tok, true, 1).NotifySuccess()
+	}, 500 - 2*14 - 5 + 5},
+	{"success after a throttling then a normal retry refunds 14", func(t *testing.T, b Bucket) {
+		tok := scheduleN(t, acquire(t, b), true, 1)
+		scheduleN(t, tok, false, 1).NotifySuccess()
+	}, 500 - 5 - 14 + 14},
+	{"a first-try success refunds 1 to a bucket below capacity", func(t *testing.T, b Bucket) {
+		scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
+		acquire(t, b).NotifySuccess()
+		acquire(t, b).NotifySuccess()
+	}, 488},
+	{"refunds twice resolve once", func(t *testing.T, b Bucket) {
+		tok := scheduleN(t, acquire(t, b), false, 2)
+		tok.NotifySuccess()
+		tok.NotifySuccess()
+		tok.NotifyFailure()
+	}, 486},
+}
+
 func TestStandardCosts(t *testing.T) {
-	tests := []struct {
-		name      string
-		run       func(t *testing.T, b *Standard)
-		available int
-	}{
-		{"first-try success refunds 1, capped at capacity", func(t *testing.T, b *Standard) {
-			acquire(t, b).NotifySuccess()
-		}, 500},
-		{"first-try failure costs nothing", func(t *testing.T, b *Standard) {
-			acquire(t, b).NotifyFailure()
-		}, 500},
-		{"retry costs 14", func(t *testing.T, b *Standard) {
-			scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
-		}, 486},
-		{"throttling retry costs 5", func(t *testing.T, b *Standard) {
-			scheduleN(t, acquire(t, b), true, 1).NotifyFailure()
-		}, 495},
-		{"success after a retry refunds 14", func(t *testing.T, b *Standard) {
-			scheduleN(t, acquire(t, b), false, 3).NotifySuccess()
-		}, 500 - 3*14 + 14},
-		{"success refunds only the last retry's cost", func(t *testing.T, b *Standard) {
-			tok := scheduleN(t, acquire(t, b), false, 2)
-			scheduleN(t, tok, true, 1).NotifySuccess()
-		}, 500 - 2*14 - 5 + 5},
-		{"success after a throttling then a normal retry refunds 14", func(t *testing.T, b *Standard) {
-			tok := scheduleN(t, acquire(t, b), true, 1)
-			scheduleN(t, tok, false, 1).NotifySuccess()
-		}, 500 - 5 - 14 + 14},
-	}
-	for _, tc := range tests {
+	for _, tc := range costCases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewStandard(0)
 			tc.run(t, b)

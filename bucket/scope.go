@@ -1,0 +1,318 @@
+package bucket
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrScopeName is wrapped by the error OpenScope returns for a name it
+// refuses: empty, or holding a path separator (/ or \) or a NUL byte.
+var ErrScopeName = errors.New("invalid scope name")
+
+// scopeVersion is the version of the scope file format. A file of another
+// version is treated as absent.
+const scopeVersion = 1
+
+// scopeState is the content of a scope file, DIR/NAME.json.
+type scopeState struct {
+	Version int   `json:"version"`
+	Bucket  quota `json:"bucket"`
+	// Adaptive is the shared adaptive limiter; absent until a limiter of
+	// the scope records its first response.
+	Adaptive *adaptiveState `json:"adaptive,omitempty"`
+}
+
+// Scope is a standard retry token bucket, and the state of an adaptive
+// limiter, shared by every process (and every Scope value) that opens the
+// same name in the same directory: `retry --scope NAME`. The state lives in
+// DIR/NAME.json; each read-modify-write of it holds an exclusive flock on
+// the file, so concurrent processes share one capacity and lose no tokens.
+//
+// The bucket has the semantics of Standard: full at first, a retry costs
+// RetryCost (ThrottlingRetryCost after throttling), a success refunds the
+// last retry's cost (NoRetryIncrement after a first-try success), never
+// beyond the capacity; tokens are resolved once. Each process uses its own
+// capacity: the available tokens are clamped to it when read.
+//
+// A file that is empty, unreadable as JSON, of another format version or
+// holding impossible numbers is treated as absent: the bucket starts over
+// full. A file removed or replaced between operations is likewise started
+// over.
+//
+// Waiting for the lock does not watch contexts: the lock is held only for
+// a read and a write of a small file. Errors of the file are returned where
+// a method can return one; NotifySuccess and ScopeLimiter.Update cannot, so
+// Err reports the first of those.
+//
+// A Scope is safe for concurrent use.
+type Scope struct {
+	path     string
+	capacity int
+
+	// mu serialises this value's users: a flock belongs to the open file,
+	// which goroutines sharing one would share.
+	mu  sync.Mutex
+	err error // first error of a method that cannot return one
+}
+
+// OpenScope opens the scope name in dir, creating dir (mode 0700, as are
+// missing parents; an existing dir is left as it is) and the file
+// dir/name.json (mode 0600) when missing. capacity ≤ 0 means
+// DefaultCapacity. A name that is empty or holds a path separator or a NUL
+// byte is refused with an error wrapping ErrScopeName; an I/O failure
+// (dir not creatable, file not writable, no file locks on this platform) is
+// returned as well.
+func OpenScope(dir, name string, capacity int) (*Scope, error) {
+	if err := checkScopeName(name); err != nil {
+		return nil, err
+	}
+	if capacity <= 0 {
+		capacity = DefaultCapacity
+	}
+	if dir == "" {
+		return nil, errors.New("scope directory is empty")
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("scope %q: %w", name, err)
+	}
+	s := &Scope{path: filepath.Join(dir, name+".json"), capacity: capacity}
+	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func checkScopeName(name string) error {
+	switch {
+	case name == "":
+		return fmt.Errorf("%w: empty", ErrScopeName)
+	case strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, os.PathSeparator):
+		return fmt.Errorf("%w %q: no path separators allowed", ErrScopeName, name)
+	case strings.ContainsRune(name, 0):
+		return fmt.Errorf("%w %q: no NUL bytes allowed", ErrScopeName, name)
+	}
+	return nil
+}
+
+// Path returns the scope's state file.
+func (s *Scope) Path() string { return s.path }
+
+// Capacity returns the most tokens this process lets the bucket hold.
+func (s *Scope) Capacity() int { return s.capacity }
+
+// Acquire returns the token of a run's first attempt. It takes nothing
+// (the first attempt is free) but reads the file, so a broken scope shows
+// before the first attempt; its error is then returned. ctx is unused.
+func (s *Scope) Acquire(context.Context) (Token, error) {
+	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
+		return nil, err
+	}
+	return &token{pool: s, refund: NoRetryIncrement}, nil
+}
+
+// Available returns the tokens the shared bucket holds now.
+func (s *Scope) Available() (int, error) {
+	var n int
+	err := s.modify(func(st *scopeState) bool {
+		n = st.Bucket.Available
+		return false
+	})
+	return n, err
+}
+
+// Err returns the first error met by a method that cannot return one
+// (NotifySuccess of a token, ScopeLimiter.Update), or nil.
+func (s *Scope) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Scope) take(_ context.Context, cost int) error {
+	var empty error
+	err := s.modify(func(st *scopeState) bool {
+		empty = st.Bucket.take(cost)
+		return empty == nil
+	})
+	if err != nil {
+		return err
+	}
+	return empty
+}
+
+func (s *Scope) give(n int) {
+	s.record(s.modify(func(st *scopeState) bool {
+		st.Bucket.give(n)
+		return true
+	}))
+}
+
+// record keeps err as the scope's error if it is the first.
+func (s *Scope) record(err error) {
+	if err == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// modify reads the state under the file lock, calls fn, and writes the
+// state back if fn says it changed it.
+func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, err := s.lock()
+	if err != nil {
+		return fmt.Errorf("scope %s: %w", s.path, err)
+	}
+	defer f.Close() // releases the lock
+	st, err := s.read(f)
+	if err != nil {
+		return fmt.Errorf("scope %s: %w", s.path, err)
+	}
+	if !fn(st) {
+		return nil
+	}
+	data, err := json.Marshal(st)
+	if err != nil {
+		return fmt.Errorf("scope %s: %w", s.path, err)
+	}
+	data = append(data, '\n')
+	if _, err := f.WriteAt(data, 0); err != nil {
+		return fmt.Errorf("scope %s: %w", s.path, err)
+	}
+	if err := f.Truncate(int64(len(data))); err != nil {
+		return fmt.Errorf("scope %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// lock opens the state file, creating it, and locks it. If the file was
+// removed or replaced while this waited for the lock, it opens the new one.
+func (s *Scope) lock() (*os.File, error) {
+	const tries = 10
+	for range tries {
+		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			return nil, err
+		}
+		held, err1 := f.Stat()
+		now, err2 := os.Stat(s.path)
+		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+			return f, nil
+		}
+		f.Close()
+		if err1 != nil {
+			return nil, err1
+		}
+	}
+	return nil, fmt.Errorf("the file kept being replaced (%d tries)", tries)
+}
+
+// read returns the state in f, or a fresh one if f holds none that is
+// usable. The bucket is clamped to this process's capacity.
+func (s *Scope) read(f *os.File) (*scopeState, error) {
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	st := &scopeState{}
+	// A decoder, not Unmarshal: it ignores what follows the first value,
+	// the tail of a longer state left by a writer that died between its
+	// write and its truncate.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if len(data) == 0 || dec.Decode(st) != nil || st.Version != scopeVersion || st.Bucket.Available < 0 {
+		st = &scopeState{Bucket: quota{Available: s.capacity}}
+	}
+	st.Version = scopeVersion
+	st.Bucket.Capacity = s.capacity
+	st.Bucket.Available = min(st.Bucket.Available, s.capacity)
+	if st.Adaptive != nil && !st.Adaptive.valid() {
+		st.Adaptive = nil
+	}
+	return st, nil
+}
+
+// Limiter returns the adaptive rate limiter of the scope: an Adaptive
+// whose state lives in the scope file, so every process of the scope is
+// paced by the rate they measure and the throttles they see together.
+func (s *Scope) Limiter(opts AdaptiveOptions) *ScopeLimiter {
+	return &ScopeLimiter{scope: s, now: opts.now(), sleep: opts.sleep()}
+}
+
+// ScopeLimiter is the adaptive limiter of a Scope, with the behaviour of
+// Adaptive. It is safe for concurrent use.
+type ScopeLimiter struct {
+	scope *Scope
+	now   func() time.Time
+	sleep func(context.Context, time.Duration) error
+}
+
+// Wait blocks until a send token of the scope is available and takes it;
+// it returns nil at once while no process of the scope has seen a
+// throttling response. When ctx ends first it returns context.Cause(ctx)
+// and takes nothing. An error of the scope file is returned.
+func (l *ScopeLimiter) Wait(ctx context.Context) error {
+	return wait(ctx, l.sleep, func() (ok bool, d time.Duration, err error) {
+		err = l.scope.modify(func(st *scopeState) bool {
+			now := l.now()
+			if st.Adaptive == nil {
+				// The first send of the scope starts the limiter's
+				// clock, as creating an Adaptive does.
+				fresh := newAdaptiveState(now)
+				st.Adaptive = &fresh
+				ok = true
+				return true
+			}
+			if !st.Adaptive.Enabled {
+				ok = true
+				return false
+			}
+			ok, d = st.Adaptive.acquire(now)
+			return true
+		})
+		return ok, d, err
+	})
+}
+
+// Update records how an attempt went in the scope's shared rate (see
+// Adaptive.Update). An error of the scope file is kept for Scope.Err.
+func (l *ScopeLimiter) Update(throttled bool) {
+	l.scope.record(l.scope.modify(func(st *scopeState) bool {
+		now := l.now()
+		if st.Adaptive == nil {
+			fresh := newAdaptiveState(now)
+			st.Adaptive = &fresh
+		}
+		st.Adaptive.update(now, throttled)
+		return true
+	}))
+}
+
+// Stats returns a snapshot of the scope's shared limiter.
+func (l *ScopeLimiter) Stats() (AdaptiveStats, error) {
+	var stats AdaptiveStats
+	err := l.scope.modify(func(st *scopeState) bool {
+		if st.Adaptive != nil {
+			stats = st.Adaptive.stats()
+		}
+		return false
+	})
+	return stats, err
+}

@@ -1,0 +1,492 @@
+//go:build linux || darwin || dragonfly || freebsd || netbsd || openbsd || solaris
+
+package bucket
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// scopeChildEnv names the scope directory when the test binary runs as a
+// child process of TestScopeAcrossProcesses.
+const scopeChildEnv = "RETRY_BUCKET_TEST_SCOPE_CHILD"
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(scopeChildEnv); dir != "" {
+		os.Exit(scopeChild(dir))
+	}
+	os.Exit(m.Run())
+}
+
+// scopeChild makes 15 runs on scope "s" in dir, each a retry (14), a
+// throttling retry (5) and a success (refund 5): 14 tokens net per run.
+func scopeChild(dir string) int {
+	s, err := OpenScope(dir, "s", 1000)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	ctx := context.Background()
+	for range 15 {
+		tok, err := s.Acquire(ctx)
+		if err == nil {
+			tok, err = tok.ScheduleRetry(ctx, false)
+		}
+		if err == nil {
+			tok, err = tok.ScheduleRetry(ctx, true)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		tok.NotifySuccess()
+	}
+	if err := s.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// TestScopeAcrossProcesses runs 4 real processes (this test binary) on one
+// scope: 60 runs of 14 tokens net leave 1000 - 840 = 160.
+func TestScopeAcrossProcesses(t *testing.T) {
+	dir := t.TempDir()
+	var cmds []*exec.Cmd
+	for range 4 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), scopeChildEnv+"="+dir)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("child: %v", err)
+		}
+	}
+	if got := scopeAvailable(t, openScope(t, dir, "s", 1000)); got != 160 {
+		t.Errorf("available = %d, want 160", got)
+	}
+}
+
+func openScope(t *testing.T, dir, name string, capacity int) *Scope {
+	t.Helper()
+	s, err := OpenScope(dir, name, capacity)
+	if err != nil {
+		t.Fatalf("OpenScope: %v", err)
+	}
+	return s
+}
+
+func scopeAvailable(t *testing.T, s *Scope) int {
+	t.Helper()
+	n, err := s.Available()
+	if err != nil {
+		t.Fatalf("Available: %v", err)
+	}
+	return n
+}
+
+func TestOpenScopeNames(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"", "a/b", "../x", "/abs", `a\b`, "a\x00b", "x/"} {
+		if s, err := OpenScope(dir, name, 0); !errors.Is(err, ErrScopeName) || s != nil {
+			t.Errorf("OpenScope(%q) = %v, %v; want ErrScopeName", name, s, err)
+		}
+	}
+	for _, name := range []string{"deploy", "ci.prod", "..x", "with space", "ünïcode"} {
+		s, err := OpenScope(dir, name, 0)
+		if err != nil {
+			t.Errorf("OpenScope(%q): %v", name, err)
+			continue
+		}
+		if want := filepath.Join(dir, name+".json"); s.Path() != want {
+			t.Errorf("Path() = %q, want %q", s.Path(), want)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 5 {
+		t.Errorf("dir holds %d entries, want 5 (refused names create nothing)", len(entries))
+	}
+	if _, err := OpenScope("", "x", 0); err == nil {
+		t.Error("OpenScope with an empty dir succeeded")
+	}
+}
+
+func TestOpenScopePermissions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state", "retry")
+	s := openScope(t, dir, "deploy", 0)
+	for path, want := range map[string]os.FileMode{
+		filepath.Dir(dir):  0o700 | os.ModeDir,
+		dir:                0o700 | os.ModeDir,
+		s.Path():           0o600,
+		dir + "/deploy.js": 0, // absent
+	} {
+		fi, err := os.Stat(path)
+		if want == 0 {
+			if err == nil {
+				t.Errorf("%s exists", path)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode() != want {
+			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
+		}
+	}
+	// An existing directory is left as it is.
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	openScope(t, open, "x", 0)
+	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o755 {
+		t.Errorf("existing dir mode changed to %v", fi.Mode().Perm())
+	}
+}
+
+func TestScopeRefusesSymlink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "elsewhere")
+	if err := os.WriteFile(target, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, filepath.Join(dir, "s.json")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenScope(dir, "s", 0); err == nil {
+		t.Error("OpenScope followed a symlink")
+	}
+}
+
+func TestScopeCosts(t *testing.T) {
+	for _, tc := range costCases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openScope(t, t.TempDir(), "s", 0)
+			tc.run(t, s)
+			if got := scopeAvailable(t, s); got != tc.available {
+				t.Errorf("available = %d, want %d", got, tc.available)
+			}
+			if err := s.Err(); err != nil {
+				t.Errorf("Err() = %v", err)
+			}
+		})
+	}
+}
+
+func TestScopeEmpty(t *testing.T) {
+	s := openScope(t, t.TempDir(), "s", 20)
+	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
+	_, err := tok.ScheduleRetry(context.Background(), false)
+	var empty *EmptyError
+	if !errors.As(err, &empty) || *empty != (EmptyError{Cost: 14, Available: 6, Capacity: 20}) {
+		t.Fatalf("ScheduleRetry = %v, want *EmptyError{14, 6, 20}", err)
+	}
+	if got := scopeAvailable(t, s); got != 6 {
+		t.Errorf("available = %d, want 6", got)
+	}
+}
+
+func TestScopeSharedBetweenValues(t *testing.T) {
+	dir := t.TempDir()
+	a := openScope(t, dir, "s", 0)
+	b := openScope(t, dir, "s", 0)
+	other := openScope(t, dir, "other", 0)
+	tok := scheduleN(t, acquire(t, a), false, 2) // 472
+	if got := scopeAvailable(t, b); got != 472 {
+		t.Errorf("b sees %d, want 472", got)
+	}
+	if got := scopeAvailable(t, other); got != 500 {
+		t.Errorf("another scope sees %d, want 500", got)
+	}
+	tok.NotifySuccess()
+	if got := scopeAvailable(t, b); got != 486 {
+		t.Errorf("b sees %d after the refund, want 486", got)
+	}
+	// A process with a smaller capacity clamps the shared bucket.
+	small := openScope(t, dir, "s", 100)
+	if got := scopeAvailable(t, small); got != 100 {
+		t.Errorf("capacity 100 sees %d, want 100", got)
+	}
+	scheduleN(t, acquire(t, small), true, 1).NotifyFailure()
+	if got := scopeAvailable(t, a); got != 95 {
+		t.Errorf("a sees %d after the clamp and a throttling retry, want 95", got)
+	}
+}
+
+func TestScopeFileStartsOver(t *testing.T) {
+	dir := t.TempDir()
+	s := openScope(t, dir, "s", 0)
+	for name, content := range map[string]string{
+		"empty":            "",
+		"not JSON":         "garbage",
+		"other version":    `{"version":2,"bucket":{"capacity":500,"available":3}}`,
+		"negative":         `{"version":1,"bucket":{"capacity":500,"available":-5}}`,
+		"removed":          "",
+		"invalid adaptive": `{"version":1,"bucket":{"capacity":500,"available":500},"adaptive":{"enabled":true,"fill_rate":0,"capacity":0}}`,
+	} {
+		if name == "removed" {
+			os.Remove(s.Path())
+		} else if err := os.WriteFile(s.Path(), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := scopeAvailable(t, s); got != 500 {
+			t.Errorf("%s: available %d, want 500", name, got)
+		}
+	}
+	// The invalid adaptive state was dropped: sends are not paced.
+	l := s.Limiter(AdaptiveOptions{Sleep: func(context.Context, time.Duration) error {
+		t.Error("Wait slept on a dropped adaptive state")
+		return nil
+	}})
+	if err := l.Wait(context.Background()); err != nil {
+		t.Error(err)
+	}
+
+	// A state followed by the tail of a longer one (a writer that died
+	// before truncating) is still read.
+	tail := `{"version":1,"bucket":{"capacity":500,"available":42}}` + "\n" + `,"available":499}}`
+	if err := os.WriteFile(s.Path(), []byte(tail), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := scopeAvailable(t, s); got != 42 {
+		t.Errorf("state with a torn tail: available %d, want 42", got)
+	}
+	// Writing truncates the tail.
+	scheduleN(t, acquire(t, s), true, 1).NotifyFailure()
+	data, _ := os.ReadFile(s.Path())
+	if !strings.HasSuffix(string(data), "}\n") || strings.Count(string(data), "\n") != 1 {
+		t.Errorf("file after a write: %q", data)
+	}
+}
+
+func TestScopeErrors(t *testing.T) {
+	dir := t.TempDir()
+	s := openScope(t, dir, "s", 0)
+	tok := scheduleN(t, acquire(t, s), false, 1)
+	// The state file turns into a directory: every operation fails.
+	if err := os.Remove(s.Path()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(s.Path(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Acquire(context.Background()); err == nil || !strings.Contains(err.Error(), s.Path()) {
+		t.Errorf("Acquire = %v, want an error naming the file", err)
+	}
+	if _, err := scheduleNErr(tok); err == nil {
+		t.Error("ScheduleRetry succeeded on a broken scope")
+	}
+	if s.Err() != nil {
+		t.Errorf("Err() = %v before any error without a return", s.Err())
+	}
+	tok2 := &token{pool: s, refund: 14}
+	tok2.NotifySuccess()
+	l := s.Limiter(AdaptiveOptions{})
+	l.Update(true)
+	first := s.Err()
+	if first == nil || !strings.Contains(first.Error(), s.Path()) {
+		t.Errorf("Err() = %v, want the refund's error", first)
+	}
+	if err := l.Wait(context.Background()); err == nil {
+		t.Error("Wait succeeded on a broken scope")
+	}
+	if _, err := l.Stats(); err == nil {
+		t.Error("Stats succeeded on a broken scope")
+	}
+	plain := filepath.Join(dir, "plain")
+	if err := os.WriteFile(plain, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenScope(plain, "x", 0); err == nil {
+		t.Error("OpenScope in a dir that is a file succeeded")
+	}
+}
+
+func scheduleNErr(tok Token) (Token, error) {
+	return tok.ScheduleRetry(context.Background(), false)
+}
+
+// TestScopeConcurrentProcesses simulates processes: each goroutine opens
+// its own Scope value on the same file, so only the flock keeps them apart.
+func TestScopeConcurrentProcesses(t *testing.T) {
+	t.Run("no tokens lost", func(t *testing.T) {
+		// 12 processes × 4 runs, each run a retry (14), a throttling
+		// retry (5) and a success (refund 5): 500 - 48·14 = -172 would not
+		// fit, so the capacity is 1000: 1000 - 48·19 + 48·5 = 328.
+		dir := t.TempDir()
+		runMany(12, func(int) {
+			s, err := OpenScope(dir, "s", 1000)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 4 {
+				tok, err := s.Acquire(context.Background())
+				if err == nil {
+					tok, err = tok.ScheduleRetry(context.Background(), false)
+				}
+				if err == nil {
+					tok, err = tok.ScheduleRetry(context.Background(), true)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				tok.NotifySuccess()
+			}
+			if err := s.Err(); err != nil {
+				t.Error(err)
+			}
+		})
+		if got := scopeAvailable(t, openScope(t, dir, "s", 1000)); got != 328 {
+			t.Errorf("available = %d, want 328", got)
+		}
+	})
+	t.Run("contention", func(t *testing.T) {
+		// 10 processes × 10 runs want one retry of 14 from 500 tokens:
+		// exactly 35 get it and 10 tokens are left.
+		dir := t.TempDir()
+		var mu sync.Mutex
+		granted, empties := 0, 0
+		runMany(10, func(int) {
+			s, err := OpenScope(dir, "s", 0)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 10 {
+				tok, err := s.Acquire(context.Background())
+				if err == nil {
+					_, err = tok.ScheduleRetry(context.Background(), false)
+				}
+				var empty *EmptyError
+				mu.Lock()
+				switch {
+				case err == nil:
+					granted++
+				case errors.As(err, &empty):
+					empties++
+				default:
+					t.Error(err)
+				}
+				mu.Unlock()
+			}
+		})
+		if got := scopeAvailable(t, openScope(t, dir, "s", 0)); granted != 35 || empties != 65 || got != 10 {
+			t.Errorf("granted %d, empty %d, available %d; want 35, 65, 10", granted, empties, got)
+		}
+	})
+	t.Run("one value shared by goroutines", func(t *testing.T) {
+		s := openScope(t, t.TempDir(), "s", 0)
+		runMany(30, func(int) {
+			tok, _ := s.Acquire(context.Background())
+			if _, err := tok.ScheduleRetry(context.Background(), true); err != nil {
+				t.Error(err)
+			}
+		})
+		if got := scopeAvailable(t, s); got != 500-30*5 {
+			t.Errorf("available = %d, want %d", got, 500-30*5)
+		}
+	})
+}
+
+func TestScopeLimiterShared(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		start := time.Now()
+		since := func() time.Duration { return time.Since(start) }
+		a := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		b := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+
+		// Nothing throttled yet: neither process is paced.
+		for range 5 {
+			mustWait(t, a)
+			mustWait(t, b)
+		}
+		if st, _ := b.Stats(); st.Enabled || since() != 0 {
+			t.Fatalf("unthrottled: stats %+v after %v", st, since())
+		}
+
+		// Process a is throttled at 0s; b is paced too, and the two share
+		// one send token every 2s (the 0.5/s floor).
+		a.Update(true)
+		if st, err := b.Stats(); err != nil || !st.Enabled || st.FillRate != 0.5 || st.Tokens != 0 {
+			t.Fatalf("b after a's throttle: %+v, %v", st, err)
+		}
+		mustWait(t, b)
+		if d := since(); d != 2*time.Second {
+			t.Fatalf("b sent at %v, want 2s", d)
+		}
+		mustWait(t, a)
+		if d := since(); d != 4*time.Second {
+			t.Fatalf("a sent at %v, want 4s", d)
+		}
+
+		// Both wait at once: one gets the token at 6s, the other at 8s.
+		rec := &times{start: start}
+		var wg sync.WaitGroup
+		for _, l := range []*ScopeLimiter{a, b} {
+			wg.Go(func() {
+				mustWait(t, l)
+				rec.mark()
+			})
+		}
+		wg.Wait()
+		if got, want := rec.get(), []time.Duration{6 * time.Second, 8 * time.Second}; !slices.Equal(got, want) {
+			t.Fatalf("sends at %v, want %v", got, want)
+		}
+
+		// A cancelled Wait returns the cause and takes nothing.
+		cause := errors.New("interrupted")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		time.AfterFunc(time.Second, func() { cancel(cause) })
+		if err := a.Wait(ctx); err != cause {
+			t.Fatalf("cancelled Wait = %v", err)
+		}
+		mustWait(t, b)
+		if d := since(); d != 10*time.Second {
+			t.Fatalf("b sent at %v after the cancelled wait, want 10s", d)
+		}
+	})
+}
+
+func TestScopeLimiterMatchesAdaptive(t *testing.T) {
+	// The same updates at the same times give the same rates in memory and
+	// through the file (JSON keeps float64s and times exactly).
+	now := time.Unix(0, 0)
+	clock := AdaptiveOptions{Now: func() time.Time { return now }}
+	mem := NewAdaptive(clock)
+	file := openScope(t, t.TempDir(), "s", 0).Limiter(clock)
+	if err := file.Wait(context.Background()); err != nil { // starts the scope's clock at 0
+		t.Fatal(err)
+	}
+	for i := range 40 {
+		now = time.UnixMilli(int64(i+1) * 150)
+		throttled := i%9 == 4
+		mem.Update(throttled)
+		file.Update(throttled)
+		got, err := file.Stats()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := mem.Stats(); got != want {
+			t.Fatalf("update %d: scope %+v, memory %+v", i, got, want)
+		}
+	}
+}
