@@ -1,6 +1,8 @@
 // Package bucket holds retry token buckets: the standard bucket of the AWS
-// SDKs, which bounds how many retries a client (or a scope of clients) may
-// make, and a no-op bucket for waiters.
+// SDKs (Standard), which bounds how many retries a client (or a scope of
+// clients) may make, and a no-op bucket for waiters (NoOp); the adaptive
+// client-side rate limiter of the AWS SDKs (Adaptive); and scopes (Scope),
+// which share a bucket and a limiter among processes through a locked file.
 //
 // The interface follows seed 000: a strategy acquires a token before the
 // first attempt; after each attempt it resolves the token exactly once, by
@@ -21,7 +23,9 @@ type Bucket interface {
 }
 
 // Token is one attempt's claim on a bucket. Exactly one of its methods is
-// called, once.
+// called, once. The tokens of Standard and Scope tolerate more calls: after
+// the first, NotifySuccess and NotifyFailure do nothing and ScheduleRetry
+// returns ErrTokenResolved, taking nothing.
 type Token interface {
 	// ScheduleRetry takes the cost of a retry from the bucket and returns the
 	// token for the next attempt. throttling selects the throttling cost. An
@@ -53,3 +57,12 @@ type Limiter interface {
 	Wait(ctx context.Context) error
 	Update(throttled bool)
 }
+
+// The types of this package that implement the interfaces.
+var (
+	_ Bucket  = NoOp{}
+	_ Bucket  = (*Standard)(nil)
+	_ Bucket  = (*Scope)(nil)
+	_ Limiter = (*Adaptive)(nil)
+	_ Limiter = (*ScopeLimiter)(nil)
+)

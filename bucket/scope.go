@@ -249,6 +249,22 @@ func (s *Scope) read(f *os.File) (*scopeState, error) {
 	return st, nil
 }
 
+// scopeIdleReset is how long a scope's adaptive state may go unused before
+// it is started over: a rate measured that long ago no longer describes the
+// service, and an old throttle should not pace a new day's first runs.
+const scopeIdleReset = 10 * time.Minute
+
+// adaptive returns the scope's adaptive state at now, starting it over when
+// absent or idle for longer than scopeIdleReset. fresh reports a new state.
+func (st *scopeState) adaptive(now time.Time) (s *adaptiveState, fresh bool) {
+	if a := st.Adaptive; a != nil && (a.LastRefill.IsZero() || now.Sub(a.LastRefill) <= scopeIdleReset) {
+		return a, false
+	}
+	a := newAdaptiveState(now)
+	st.Adaptive = &a
+	return st.Adaptive, true
+}
+
 // Limiter returns the adaptive rate limiter of the scope: an Adaptive
 // whose state lives in the scope file, so every process of the scope is
 // paced by the rate they measure and the throttles they see together.
@@ -257,7 +273,8 @@ func (s *Scope) Limiter(opts AdaptiveOptions) *ScopeLimiter {
 }
 
 // ScopeLimiter is the adaptive limiter of a Scope, with the behaviour of
-// Adaptive. It is safe for concurrent use.
+// Adaptive, except that a state left unused for 10 minutes is started over
+// (no pacing until the next throttle). It is safe for concurrent use.
 type ScopeLimiter struct {
 	scope *Scope
 	now   func() time.Time
@@ -271,20 +288,15 @@ type ScopeLimiter struct {
 func (l *ScopeLimiter) Wait(ctx context.Context) error {
 	return wait(ctx, l.sleep, func() (ok bool, d time.Duration, err error) {
 		err = l.scope.modify(func(st *scopeState) bool {
+			// The first send of the scope starts the limiter's clock, as
+			// creating an Adaptive does.
 			now := l.now()
-			if st.Adaptive == nil {
-				// The first send of the scope starts the limiter's
-				// clock, as creating an Adaptive does.
-				fresh := newAdaptiveState(now)
-				st.Adaptive = &fresh
+			a, fresh := st.adaptive(now)
+			if !a.Enabled {
 				ok = true
-				return true
+				return fresh
 			}
-			if !st.Adaptive.Enabled {
-				ok = true
-				return false
-			}
-			ok, d = st.Adaptive.acquire(now)
+			ok, d = a.acquire(now)
 			return true
 		})
 		return ok, d, err
@@ -296,11 +308,8 @@ func (l *ScopeLimiter) Wait(ctx context.Context) error {
 func (l *ScopeLimiter) Update(throttled bool) {
 	l.scope.record(l.scope.modify(func(st *scopeState) bool {
 		now := l.now()
-		if st.Adaptive == nil {
-			fresh := newAdaptiveState(now)
-			st.Adaptive = &fresh
-		}
-		st.Adaptive.update(now, throttled)
+		a, _ := st.adaptive(now)
+		a.update(now, throttled)
 		return true
 	}))
 }

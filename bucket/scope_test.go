@@ -490,3 +490,33 @@ func TestScopeLimiterMatchesAdaptive(t *testing.T) {
 		}
 	}
 }
+
+func TestScopeLimiterIdleReset(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		start := time.Now()
+		a := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		a.Update(true) // paced: 0.5/s, empty bucket
+		mustWait(t, a) // at 2s; the state was last used then
+
+		// 10 minutes after its last use the state still paces: the bucket
+		// refilled to its capacity of 1, and the next send waits 2s.
+		time.Sleep(10 * time.Minute)
+		mustWait(t, a)
+		mustWait(t, a)
+		if d := time.Since(start); d != 2*time.Second+10*time.Minute+2*time.Second {
+			t.Fatalf("sends ended at %v", d)
+		}
+
+		// Idle for longer, the scope starts over: not paced, as new.
+		time.Sleep(10*time.Minute + time.Nanosecond)
+		b := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		before := time.Now()
+		for range 10 {
+			mustWait(t, b)
+		}
+		if st, err := b.Stats(); err != nil || st.Enabled || time.Since(before) != 0 {
+			t.Fatalf("after idling: %+v, %v, waited %v", st, err, time.Since(before))
+		}
+	})
+}
