@@ -143,9 +143,10 @@ type Command struct {
 	// acceptor.ParseCommandError (AWS CLI, kubectl, gcloud, …).
 	ParseError func(stderr []byte) (code, message string)
 
-	once  sync.Once
-	state *commandState
-	err   error
+	once   sync.Once
+	state  *commandState
+	err    error
+	closed bool
 }
 
 // commandState is what a Command sets up at its first attempt.
@@ -157,7 +158,6 @@ type commandState struct {
 	pgid      int // retry's own process group
 	outBuf    []byte
 	errBuf    []byte
-	closed    bool
 }
 
 func (c *Command) killAfter() time.Duration {
@@ -247,12 +247,13 @@ func (st *commandState) attemptEnv(n, max int) []string {
 func (c *Command) Attempt(ctx context.Context, n, max int) *Result {
 	a := &acceptor.Attempt{Number: n, ExitCode: -1}
 	res := &Result{Attempt: a}
+	if c.closed {
+		return notStarted(res, &StartError{Name: c.name(), Err: errors.New("command closed"), Code: 126})
+	}
 	st, err := c.setup()
 	switch {
 	case err != nil:
 		return notStarted(res, &StartError{Name: c.name(), Err: fmt.Errorf("stdin: %w", err), Code: 126})
-	case st.closed:
-		return notStarted(res, &StartError{Name: c.name(), Err: errors.New("command closed"), Code: 126})
 	case ctx.Err() != nil:
 		res.Stopped = context.Cause(ctx)
 		a.Failed, a.Err = true, res.Stopped
@@ -375,10 +376,13 @@ func (c *Command) parseError(stderr []byte) (code, message string) {
 // Close ends the stdin recording and drops it. Attempts after Close fail to
 // start. Results already returned keep their stdout until their Release.
 func (c *Command) Close() error {
-	st, err := c.setup()
-	if err != nil || st.closed {
+	if c.closed {
 		return nil
 	}
-	st.closed = true
-	return st.stdin.close()
+	c.closed = true
+	c.once.Do(func() {}) // never set up: nothing to drop
+	if c.state == nil || c.state.stdin == nil {
+		return nil
+	}
+	return c.state.stdin.close()
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // pipeStdin returns the read end of a pipe that gets data and is then
@@ -198,5 +200,50 @@ func TestStdinRecorderCloseWhileReading(t *testing.T) {
 	}
 	if err := c.Close(); err != nil {
 		t.Errorf("Close: %v", err)
+	}
+}
+
+// openPTY returns a pseudo-terminal's controller and its terminal end.
+func openPTY(t *testing.T) (ptmx, tty *os.File) {
+	t.Helper()
+	ptmx, err := os.OpenFile("/dev/ptmx", os.O_RDWR, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { ptmx.Close() })
+	if err := unix.IoctlSetPointerInt(int(ptmx.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Skip(err)
+	}
+	n, err := unix.IoctlGetInt(int(ptmx.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Skip(err)
+	}
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return ptmx, tty
+}
+
+func TestStdinTerminal(t *testing.T) {
+	// In its own process group, a command reading the terminal would be
+	// stopped (SIGTTIN): it reads /dev/null instead. With Foreground it
+	// gets the terminal.
+	_, tty := openPTY(t)
+	c := &Command{Argv: []string{"/bin/cat"}, Stdin: tty}
+	defer c.Close()
+	res := c.Attempt(t.Context(), 1, 1)
+	if got := readAll(t, res.Attempt); len(got) != 0 || res.ExitCode != 0 {
+		t.Fatalf("cat read %q, exit %d", got, res.ExitCode)
+	}
+	if c.state.stdin.mode != stdinNull {
+		t.Errorf("mode %v, want stdinNull", c.state.stdin.mode)
+	}
+	fg := &Command{Argv: []string{"/bin/true"}, Stdin: tty, Foreground: true}
+	defer fg.Close()
+	fg.Attempt(t.Context(), 1, 1)
+	if fg.state.stdin.mode != stdinInherit {
+		t.Errorf("Foreground: mode %v, want stdinInherit", fg.state.stdin.mode)
 	}
 }
