@@ -34,8 +34,9 @@ func init() {
 }
 
 // cmdHTTPServer is `httpserver [-tls] NAME SPECFILE`: it starts a scripted
-// HTTP server on 127.0.0.1 in the test process for the rest of the script
-// and sets $NAME_URL to its base URL ("http://127.0.0.1:PORT", no slash).
+// HTTP server on 127.0.0.1 in the test process for the rest of the script,
+// sets $NAME_URL to its base URL ("http://127.0.0.1:PORT", no slash) and
+// $NAME_ADDR to "127.0.0.1:PORT" (to write URLs like http://u:p@$NAME_ADDR/).
 //
 // SPECFILE lists the responses, one JSON object per line, given in order to
 // the requests as they arrive (a redirect target is a request too); the last
@@ -87,6 +88,7 @@ func cmdHTTPServer(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(filepath.Join(work, name+".pem"), s.certPEM, 0o644))
 	}
 	ts.Setenv(name+"_URL", s.url)
+	ts.Setenv(name+"_ADDR", s.addr)
 }
 
 // httpSpec is one scripted response.
@@ -177,6 +179,7 @@ func (sp *httpSpec) check() error {
 // scriptServer is a running scripted HTTP server.
 type scriptServer struct {
 	url     string
+	addr    string
 	certPEM []byte
 
 	specs   []*httpSpec
@@ -220,7 +223,8 @@ func startScriptServer(specs []*httpSpec, logPath string, useTLS bool) (*scriptS
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"http/1.1"}})
 		scheme = "https"
 	}
-	s.url = scheme + "://" + ln.Addr().String()
+	s.addr = ln.Addr().String()
+	s.url = scheme + "://" + s.addr
 	s.served.Go(func() { s.srv.Serve(ln) })
 	return s, nil
 }
