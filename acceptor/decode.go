@@ -551,10 +551,10 @@ func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
 // plan is a need compiled for decoding.
 type plan struct {
 	full  bool
-	keys  []planKey        // the kept keys of an object, for few keys
-	index map[string]*plan // the same, for many
-	other *plan            // for keys not listed; nil: skip them
-	elem  *plan            // for array elements; nil only when full
+	keys  []planKey      // the kept keys of an object, for few keys
+	index map[string]int // positions in keys, for many keys
+	other *plan          // for keys not listed; nil: skip them
+	elem  *plan          // for array elements; nil only when full
 }
 
 type planKey struct {
@@ -581,9 +581,9 @@ func buildPlan(an *analyzer, n *need, memo map[*need]*plan) *plan {
 		p.keys = append(p.keys, planKey{k, buildPlan(an, an.merge(n.fields[k], n.all), memo)})
 	}
 	if len(p.keys) > 8 {
-		p.index = make(map[string]*plan, len(p.keys))
-		for _, k := range p.keys {
-			p.index[k.name] = k.p
+		p.index = make(map[string]int, len(p.keys))
+		for i, k := range p.keys {
+			p.index[k.name] = i
 		}
 	}
 	if n.all != nil {
@@ -593,21 +593,21 @@ func buildPlan(an *analyzer, n *need, memo map[*need]*plan) *plan {
 	return p
 }
 
-// lookup returns the plan for the value of key (raw, unescaped bytes), or
-// false to skip the value.
-func (p *plan) lookup(key []byte) (*plan, bool) {
+// lookup returns the plan for the value of key (raw, unescaped bytes) and
+// the key as a string when the plan holds it, or false to skip the value.
+func (p *plan) lookup(key []byte) (q *plan, name string, kept bool) {
 	if p.index != nil {
-		if q, ok := p.index[string(key)]; ok {
-			return q, true
+		if i, ok := p.index[string(key)]; ok {
+			return p.keys[i].p, p.keys[i].name, true
 		}
 	} else {
 		for i := range p.keys {
 			if string(key) == p.keys[i].name {
-				return p.keys[i].p, true
+				return p.keys[i].p, p.keys[i].name, true
 			}
 		}
 	}
-	return p.other, p.other != nil
+	return p.other, "", p.other != nil
 }
 
 // decodeAll decodes everything, as DecodeJSON does.
@@ -629,10 +629,11 @@ type jsonDecoder struct {
 	eof   bool
 	rerr  error
 	depth int
+	strs  map[string]any // short strings and keys seen, boxed once
 }
 
 func decodePlan(r io.Reader, p *plan) (any, error) {
-	d := &jsonDecoder{r: r, buf: make([]byte, 0, 128<<10), keep: -1}
+	d := &jsonDecoder{r: r, buf: make([]byte, 0, 128<<10), keep: -1, strs: map[string]any{}}
 	if p != nil && p.full {
 		p = nil
 	}
@@ -769,7 +770,10 @@ func (d *jsonDecoder) value(p *plan) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return unquoteJSON(raw, plain)
+		if plain {
+			return d.intern(raw[1 : len(raw)-1]), nil
+		}
+		return unquoteJSON(raw, false)
 	case c == 't' || c == 'f' || c == 'n':
 		return d.literal()
 	case c == '-' || c >= '0' && c <= '9':
@@ -810,11 +814,12 @@ func (d *jsonDecoder) object(p *plan) (any, error) {
 		child, kept := p, true
 		var key string
 		if plain {
+			k := raw[1 : len(raw)-1]
 			if p != nil {
-				child, kept = p.lookup(raw[1 : len(raw)-1])
+				child, key, kept = p.lookup(k)
 			}
-			if kept {
-				key = string(raw[1 : len(raw)-1])
+			if kept && key == "" {
+				key = d.intern(k).(string)
 			}
 		} else {
 			k, err := unquoteJSON(raw, false)
@@ -824,7 +829,7 @@ func (d *jsonDecoder) object(p *plan) (any, error) {
 			}
 			key = k.(string)
 			if p != nil {
-				child, kept = p.lookup([]byte(key))
+				child, _, kept = p.lookup([]byte(key))
 			}
 		}
 		d.keep = -1
@@ -1166,6 +1171,22 @@ func (d *jsonDecoder) literal() (any, error) {
 	}
 	d.pos += len(word)
 	return v, nil
+}
+
+// intern returns the string of b, boxed: short strings that repeat (keys,
+// states) are allocated once per document.
+func (d *jsonDecoder) intern(b []byte) any {
+	if len(b) > 64 {
+		return string(b)
+	}
+	if v, ok := d.strs[string(b)]; ok {
+		return v
+	}
+	var v any = string(b)
+	if len(d.strs) < 4096 {
+		d.strs[v.(string)] = v
+	}
+	return v
 }
 
 // unquoteJSON returns the string of a raw JSON string token, as
