@@ -18,8 +18,12 @@ import (
 
 // Defaults of a Command's zero-valued fields.
 const (
-	DefaultKillAfter      = 5 * time.Second
-	DefaultWindow         = 1 << 20
+	// DefaultKillAfter is the grace between the stop signal and SIGKILL.
+	DefaultKillAfter = 5 * time.Second
+	// DefaultWindow is the tail window kept of stdout and stderr (1 MiB).
+	DefaultWindow = 1 << 20
+	// DefaultSpillThreshold is how much of a stream is kept in memory before
+	// it spills to a temporary file (8 MiB).
 	DefaultSpillThreshold = 8 << 20
 )
 
