@@ -59,7 +59,8 @@ func IsThrottlingResponse(status int, code string) bool {
 
 // RunFallback classifies an attempt no acceptor matched, for retry run.
 //
-// Commands: exit 0 succeeds; a start failure (126, 127) fails; an attempt
+// Commands: exit 0 succeeds; a start failure or a status of 126 or 127 (a
+// shell's "cannot execute" and "not found") fails; an attempt
 // stopped by --attempt-timeout is a retry (timeout); a known throttling error
 // code is a retry (throttling); any other non-zero status is a retry
 // (server-side). The throttling codes are seed 002's list plus kubectl's
@@ -78,6 +79,8 @@ func RunFallback(a *Attempt) (Directive, string) {
 		return RetryTimeout, "attempt timed out"
 	case a.NotStarted:
 		return Fail, fmt.Sprintf("could not start (exit status %d)", a.ExitCode)
+	case a.ExitCode == 126 || a.ExitCode == 127:
+		return Fail, fmt.Sprintf("exit status %d: the command cannot be executed or was not found", a.ExitCode)
 	case a.ExitCode == 0 && !a.Failed:
 		return Succeed, "exit status 0"
 	case throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]:

@@ -31,6 +31,7 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it
+	scope    *bucket.Scope
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -69,6 +70,11 @@ func runRetry(o *Options) error {
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
 	}
+	if p.scope != nil {
+		if err := p.scope.Err(); err != nil {
+			log.warn("--scope %s: %v", o.Scope, err)
+		}
+	}
 	code := exitStatus(o, p, out)
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
@@ -102,13 +108,15 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		}
 		return exitTimeout // gave up: attempts, or an empty bucket
 	}
-	if p.http || last == nil {
+	if last == nil {
 		return exitFailure
 	}
 	a := last.Result.Attempt
 	switch {
 	case a.TimedOut:
 		return exitTimeout
+	case p.http:
+		return exitFailure
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
 		return exitFailure
@@ -165,10 +173,11 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 	}
 
-	bkt, limiter, err := o.bucket()
+	bkt, limiter, scope, err := o.bucket()
 	if err != nil {
 		return nil, err
 	}
+	p.scope = scope
 
 	p.strategy = &runner.Strategy{
 		MaxAttempts:     attempts,
@@ -294,31 +303,33 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// bucket builds the retry token bucket and the adaptive rate limiter.
-func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, error) {
-	switch o.Mode {
-	case "off":
+// bucket builds the retry token bucket and the adaptive rate limiter; with
+// --scope both live in a state file shared by every retry using the scope.
+func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
+	if o.Mode == "off" {
 		if o.Scope != "" {
-			return nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
+			return nil, nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
 		}
-		return bucket.NoOp{}, nil, nil
+		return bucket.NoOp{}, nil, nil, nil
 	}
-	var b bucket.Bucket = bucket.NewStandard(bucket.DefaultCapacity)
-	if o.Scope != "" {
-		dir, err := stateDir()
-		if err != nil {
-			return nil, nil, usageError("--scope: %v", err)
+	if o.Scope == "" {
+		if o.Mode == "adaptive" {
+			return bucket.NewStandard(0), bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil, nil
 		}
-		s, err := bucket.OpenScope(dir, o.Scope, bucket.DefaultCapacity)
-		if err != nil {
-			return nil, nil, usageError("--scope: %v", err)
-		}
-		b = s
+		return bucket.NewStandard(0), nil, nil, nil
+	}
+	dir, err := stateDir()
+	if err != nil {
+		return nil, nil, nil, usageError("--scope: %v", err)
+	}
+	s, err := bucket.OpenScope(dir, o.Scope, 0)
+	if err != nil {
+		return nil, nil, nil, usageError("--scope: %v", err)
 	}
 	if o.Mode == "adaptive" {
-		return b, bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil
+		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
 	}
-	return b, nil, nil
+	return s, nil, s, nil
 }
 
 // stateDir is where scopes keep their state: $RETRY_STATE_DIR, else

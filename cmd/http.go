@@ -1,9 +1,7 @@
 package cmd
 
 import (
-	"net/http"
-	"os"
-	"strings"
+		"strings"
 
 	"github.com/retry-dev/retry/runner"
 )
@@ -13,24 +11,14 @@ func (o *Options) httpSource(p *plan) error {
 	if o.Shell || o.Foreground {
 		return usageError("--shell and --foreground run commands; they cannot go with --url")
 	}
-	h := http.Header{}
-	for _, kv := range o.Headers {
-		name, value, ok := strings.Cut(kv, ":")
-		name = strings.TrimSpace(name)
-		if !ok || name == "" || strings.ContainsAny(name, " \t") {
-			return usageError("--header: %q: want 'Name: value'", kv)
-		}
-		h.Add(name, strings.TrimSpace(value))
+	h, err := runner.ParseHeaders(o.Headers)
+	if err != nil {
+		return usageError("--header: %v", err)
 	}
 	var body []byte
 	if o.given("data") {
-		body = []byte(o.Data)
-		if strings.HasPrefix(o.Data, "@") {
-			b, err := os.ReadFile(o.Data[1:])
-			if err != nil {
-				return usageError("--data: %v", err)
-			}
-			body = b
+		if body, err = runner.LoadData(o.Data, o.IO.In); err != nil {
+			return usageError("--data: %v", err)
 		}
 	}
 	method := strings.ToUpper(o.Method)

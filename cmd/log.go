@@ -89,20 +89,13 @@ func (l *logger) attemptEnd(r *runner.Record) {
 		return
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
-	if d.IsRetry() && r.Delay > 0 || (d.IsRetry() && r.Delay == 0 && l.isNotLast(r)) {
+	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
 			line += fmt.Sprintf(" (server asked for %s)", formatDuration(r.RetryAfter))
 		}
 	}
 	l.printf("%s", line)
-}
-
-// isNotLast is a best guess while the run goes on: a retry with a zero
-// delay is followed by another attempt unless the attempts ran out.
-func (l *logger) isNotLast(r *runner.Record) bool {
-	m := l.p.strategy.MaxAttempts
-	return m == 0 || r.Number < m
 }
 
 func (l *logger) end(out *runner.Outcome) {
@@ -117,11 +110,18 @@ func (l *logger) end(out *runner.Outcome) {
 			l.printf("succeeded on attempt %d after %s", n, el)
 		}
 	case runner.EndFailure:
+		if last == nil || last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
+			l.printf("failed after %s: %v", el, out.Err)
+			return
+		}
 		detail := why(last.Decision)
-		if last.Decision.Detail != "" {
-			detail = last.Decision.Detail
-		} else if last.Decision.Acceptor >= 0 && last.Decision.Value != "" {
+		switch {
+		case last.Decision.Detail != "":
+			detail += ": " + last.Decision.Detail
+		case last.Decision.Acceptor >= 0 && last.Decision.Value != "":
 			detail += fmt.Sprintf(" (saw %s)", last.Decision.Value)
+		case last.Decision.Acceptor < 0:
+			detail = last.Decision.Value
 		}
 		what := "failed"
 		if l.o.Wait {
@@ -130,7 +130,7 @@ func (l *logger) end(out *runner.Outcome) {
 		l.printf("%s on attempt %d after %s: %s", what, n, el, detail)
 	case runner.EndAttempts:
 		msg := "max attempts exceeded"
-		l.printf("gave up after %s in %s: %s; %s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
 		if l.o.MaxTime > 0 {
@@ -139,9 +139,9 @@ func (l *logger) end(out *runner.Outcome) {
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += fmt.Sprintf("; the server asked to retry in %s", formatDuration(last.RetryAfter))
 		}
-		l.printf("gave up after %s in %s: %s; %s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
 	case runner.EndBucket:
-		l.printf("gave up after %s in %s: %v; %s", plural(n, "attempt"), el, out.Err, l.lastState(out))
+		l.printf("gave up after %s in %s: %v (--mode off runs without a token bucket)%s", plural(n, "attempt"), el, out.Err, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
 		if last != nil {
@@ -151,16 +151,15 @@ func (l *logger) end(out *runner.Outcome) {
 	}
 }
 
-// lastState describes the last attempt for a give-up line.
+// lastState names, for a wait that gave up, the last state an acceptor
+// accepted: "; last state: retry (server-side) [--retry …]". It is empty
+// when no acceptor matched the last attempt.
 func (l *logger) lastState(out *runner.Outcome) string {
 	last := out.Last()
-	if last == nil {
-		return "no attempt ran"
+	if !l.o.Wait || last == nil || last.Decision.Acceptor < 0 {
+		return ""
 	}
-	if last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
-		return fmt.Sprintf("attempt %d was stopped", last.Number)
-	}
-	return fmt.Sprintf("last attempt: %s, %s [%s]", happened(last), last.Decision.Directive, why(last.Decision))
+	return fmt.Sprintf("; last state: %s [%s]", last.Decision.Directive, last.Decision.Name)
 }
 
 // happened says what an attempt did: "exit status 1", "HTTP 503", "timed
@@ -188,8 +187,11 @@ func happened(r *runner.Record) string {
 
 // why says who decided: the matching acceptor, or the fallback's reason.
 func why(d acceptor.Decision) string {
-	if d.Acceptor >= 0 {
+	switch {
+	case d.Acceptor >= 0:
 		return d.Name
+	case d.Name == "retry safety":
+		return d.Value
 	}
 	return "no acceptor matched"
 }

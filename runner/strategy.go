@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket"
@@ -27,7 +29,7 @@ var (
 // Sources forward Signal to the attempt.
 type Interrupt struct{ Signal syscall.Signal }
 
-func (i *Interrupt) Error() string { return "interrupted by " + i.Signal.String() }
+func (i *Interrupt) Error() string { return "interrupted by " + unix.SignalName(i.Signal) }
 
 // Source runs attempts.
 type Source interface {
@@ -100,6 +102,8 @@ type Record struct {
 	Delay time.Duration
 	// RetryAfter is the hint that raised Delay, if any.
 	RetryAfter time.Duration
+	// Retried reports that another attempt follows this one (after Delay).
+	Retried bool
 }
 
 // Outcome is what a run produced.
@@ -302,7 +306,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		r.Delay, r.RetryAfter = delay, hint
+		r.Delay, r.RetryAfter, r.Retried = delay, hint, true
 		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 		if err := s.sleep(ctx, delay); err != nil {
 			token.NotifyFailure()
@@ -334,7 +338,9 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 	}
 	if res.RetryUnsafe && rec.Decision.Directive.IsRetry() {
 		rec.Decision.Directive = acceptor.Fail
-		rec.Decision.Value += "; not retried: the request may have been sent and its method is not idempotent (use --idempotent)"
+		rec.Decision.Acceptor = -1
+		rec.Decision.Name = "retry safety"
+		rec.Decision.Value = "not retried: the request may have been sent and its method is not idempotent (--idempotent retries it)"
 	}
 	return rec
 }
