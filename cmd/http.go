@@ -1,7 +1,7 @@
 package cmd
 
 import (
-		"strings"
+	"strings"
 
 	"github.com/retry-dev/retry/runner"
 )
