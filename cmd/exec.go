@@ -379,10 +379,18 @@ func (o *Options) source(p *plan, needJSON bool) error {
 		}
 	}
 	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && isTerminal(o.IO.Out))
+	killAfter := o.KillAfter
+	if killAfter == 0 {
+		killAfter = -1 // --kill-after 0: SIGKILL at once
+	}
+	// Orphans of an attempt (double forks, setsid) reparent to retry, which
+	// stops and reaps them when the attempt ends. Where the kernel has no
+	// subreapers the process group still covers the usual cases.
+	_ = runner.EnableSubreaper()
 	c := &runner.Command{
 		Argv:         argv,
 		Foreground:   o.Foreground,
-		KillAfter:    o.KillAfter,
+		KillAfter:    killAfter,
 		Stdin:        o.IO.In,
 		Stderr:       o.IO.Err,
 		ErrorPattern: pattern,
