@@ -100,7 +100,8 @@ type Record struct {
 	Decision acceptor.Decision
 	// Delay is the delay planned after this attempt; 0 for the last one.
 	Delay time.Duration
-	// RetryAfter is the hint that raised Delay, if any.
+	// RetryAfter is the hint that raised Delay, if any, or the hint that
+	// ended the run because it would end past the deadline (Delay 0).
 	RetryAfter time.Duration
 	// Retried reports that another attempt follows this one (after Delay).
 	Retried bool
@@ -303,6 +304,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		if end != 0 {
 			token.NotifyFailure()
 			out.End = end
+			r.RetryAfter = hint // the log and the report say why the run ended
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}

@@ -198,6 +198,9 @@ func TestRetryAfterPastDeadlineEndsAtOnce(t *testing.T) {
 		if out.End != EndDeadline || len(out.Attempts) != 1 || out.Elapsed != 0 {
 			t.Fatalf("end %v after %d attempts in %v", out.End, len(out.Attempts), out.Elapsed)
 		}
+		if r := out.Attempts[0]; r.RetryAfter != 30*time.Second || r.Delay != 0 || r.Retried {
+			t.Errorf("recorded hint %v, delay %v, retried %v; want the 30s hint, no delay, not retried", r.RetryAfter, r.Delay, r.Retried)
+		}
 	})
 }
 
