@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
 out=bench/out; mkdir -p "$out"
-go build -o "$out/retry" .
+CGO_ENABLED=0 go build -o "$out/retry" .
 R=$PWD/$out/retry
 if ! [ -x /usr/bin/retry ]; then
 	(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq retry) >/dev/null 2>&1 || true
@@ -56,7 +56,7 @@ over=$(awk -v a="$t_rtrue" -v b="$t_true1" 'BEGIN {printf "%.3f", (a - b) * 1000
 echo "retry run -- true vs true alone: +$over ms per invocation (200 invocations each)"
 
 if command -v /usr/bin/time >/dev/null; then
-	rss=$( { /usr/bin/time -f %M "$R" run -q --attempts 1000 --delay 0 --mode off -- /bin/false; } 2>&1 >/dev/null | tail -1)
+	rss=$( { /usr/bin/time -f %M "$R" run -q --attempts 1000 --delay 0 --mode off -- /bin/false || true; } 2>&1 >/dev/null | tail -1)
 	echo "peak RSS, 1000 attempts: $((rss / 1024)) MB ($rss KB)"
 	rss=$( { /usr/bin/time -f %M "$R" run -q --stdout final -- head -c 1073741824 /dev/zero; } 2>&1 >/dev/null | tail -1)
 	echo "peak RSS, 1 GB of output in final mode: $((rss / 1024)) MB ($rss KB)"

@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 out=bench/out; mkdir -p "$out"
-go build -o "$out/retry" . && go build -o "$out/httpserver" ./bench/httpserver
+CGO_ENABLED=0 go build -o "$out/retry" . && go build -o "$out/httpserver" ./bench/httpserver
 R=$PWD/$out/retry
 command -v curl >/dev/null || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl) >/dev/null 2>&1; }
 "$out/httpserver" > "$out/url" &

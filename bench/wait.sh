@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3}
 out=bench/out; mkdir -p "$out"
-go build -o "$out/retry" .
+CGO_ENABLED=0 go build -o "$out/retry" .
 R=$PWD/$out/retry
 for tool in jp jq time; do
 	if ! command -v "$tool" >/dev/null && ! [ -x /usr/bin/$tool ]; then
