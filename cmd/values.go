@@ -59,7 +59,7 @@ type enumValue struct {
 }
 
 func (v enumValue) String() string { return *v.p }
-func (v enumValue) Type() string   { return strings.Join(v.allowed, "|") }
+func (v enumValue) Type() string   { return "WORD" }
 func (v enumValue) Set(s string) error {
 	for _, a := range v.allowed {
 		if s == a {
