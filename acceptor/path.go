@@ -375,8 +375,9 @@ func (e *jmesExpr) search(doc any) (v any, err error) {
 	return e.jp.Search(doc)
 }
 
-// jmesFunctions lists the JMESPath functions of go-jmespath with their
-// argument counts: min, and max (-1: variadic).
+// jmesFunctionArity returns the number of arguments a JMESPath function of
+// go-jmespath takes: at least lo, at most hi (-1: any number); ok is false
+// for an unknown function.
 func jmesFunctionArity(name string) (lo, hi int, ok bool) {
 	switch name {
 	case "abs", "avg", "ceil", "floor", "keys", "length", "reverse", "sort", "sum",

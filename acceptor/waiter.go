@@ -49,18 +49,34 @@ type Waiter struct {
 	UsesInput bool
 }
 
-// Expressions returns the JMESPath expressions of the waiter's path
-// acceptors, in order and without duplicates, as the model writes them
-// (Smithy output paths address stdout, inputOutput paths the {"input",
-// "output"} document). To build a Chain.Decode, use DecoderFor, which
-// knows which document each one addresses.
+// Expressions returns JMESPath expressions that cover what the waiter's
+// path acceptors observe of stdout, for NewDecoder(exprs, wrapped) with
+// wrapped set when the chain has an Input; in order, without duplicates.
+// A botocore path appears as written. A Smithy path addresses a document
+// that does not depend on the chain's Input (output: stdout; inputOutput:
+// {"input", "output"}), so it appears twice, as written and in a form for
+// the other kind of chain ("output | PATH", "{input: `{}`, output: @} |
+// PATH"). DecoderFor(chain) needs none of this and is simpler.
 func (w *Waiter) Expressions() []string {
 	var out []string
 	seen := map[string]bool{}
+	add := func(e string) {
+		if !seen[e] {
+			seen[e] = true
+			out = append(out, e)
+		}
+	}
 	for _, a := range w.Acceptors {
-		if m, ok := a.Matcher.(*PathMatch); ok && !seen[m.expr.src] {
-			seen[m.expr.src] = true
-			out = append(out, m.expr.src)
+		m, ok := a.Matcher.(*PathMatch)
+		if !ok {
+			continue
+		}
+		add(m.expr.src)
+		switch m.scope {
+		case scopeOutput:
+			add("output | " + m.expr.src)
+		case scopeInputOutput:
+			add("{input: `{}`, output: @} | " + m.expr.src)
 		}
 	}
 	return out

@@ -359,6 +359,38 @@ func TestSmithyInputOutput(t *testing.T) {
 	})
 }
 
+// TestWaiterExpressionsForNewDecoder: NewDecoder(w.Expressions(), wrapped)
+// keeps what every acceptor of a Smithy waiter needs, with and without an
+// Input in the chain.
+func TestWaiterExpressionsForNewDecoder(t *testing.T) {
+	for _, name := range []string{"GroupsMatch", "ThingExists", "FleetReady"} {
+		w := loadWaiter(t, "smithy-model.json", name)
+		for _, input := range []any{nil, map[string]any{"groups": []any{1.0}}} {
+			byDecoderFor := waitChain(w, input)
+			byExprs := &Chain{Acceptors: w.Acceptors, Fallback: WaitFallback, Input: input,
+				Decode: NewDecoder(w.Expressions(), input != nil)}
+			for _, out := range []string{
+				`{"groups":[{"id":1}],"truncated":true,"status":"success","nodes":[{"state":"ready"}]}`,
+				`{"groups":[{"id":1}],"truncated":false,"status":"failed","nodes":[{"state":"broken"}]}`,
+				`{"groups":[],"status":"creating","nodes":[]}`,
+				`{"groups":[{"id":1},{"id":2},{"id":3}],"truncated":false}`,
+			} {
+				a, b := byDecoderFor.Evaluate(stdoutAttempt(out)), byExprs.Evaluate(stdoutAttempt(out))
+				if a.Directive != b.Directive || a.Acceptor != b.Acceptor || !reflect.DeepEqual(a.Trace, b.Trace) {
+					t.Errorf("%s, input %v, %s: DecoderFor %v by %d, NewDecoder(Expressions) %v by %d", name, input, out, a.Directive, a.Acceptor, b.Directive, b.Acceptor)
+				}
+			}
+		}
+	}
+	w := loadWaiter(t, "smithy-model.json", "GroupsMatch")
+	want := []string{"length(input.groups) == length(output.groups)", "{input: `{}`, output: @} | length(input.groups) == length(output.groups)",
+		"truncated", "output | truncated",
+		"length(output.groups) > `2`", "{input: `{}`, output: @} | length(output.groups) > `2`"}
+	if got := w.Expressions(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Expressions() = %q", got)
+	}
+}
+
 func TestWaiterValidation(t *testing.T) {
 	boto := func(waiter string) string { return `{"version": 2, "waiters": {"W": ` + waiter + `}}` }
 	acc := func(a string) string {
