@@ -501,12 +501,22 @@ func (p *PathSet) Decoder() func(io.Reader) (any, error) {
 // NewDecoder returns a Chain.Decode function that builds only what exprs
 // can observe of stdout. With wrapped set, the expressions are evaluated on
 // {"input": …, "output": stdout} (the chain has an Input) and only what they
-// observe of "output" is built. An expression that does not compile or that
-// the analysis cannot follow makes the decoder build everything, as
-// DecodeJSON does; so does a nil or empty exprs.
+// observe of "output" is built. An element of exprs may also be the
+// argument of a path flag, EXPR=VALUE: it counts as EXPR. An expression
+// that does not compile or that the analysis cannot follow makes the
+// decoder build everything, as DecodeJSON does; so does a nil or empty
+// exprs.
 func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	if len(exprs) == 0 {
 		return decodeAll
+	}
+	exprs = append([]string(nil), exprs...)
+	for i, e := range exprs {
+		if _, err := compileJMESPath(e); err != nil {
+			if expr, _, ok := SplitPathArg(e); ok {
+				exprs[i] = expr
+			}
+		}
 	}
 	p, err := NeededPaths(exprs)
 	if err != nil {

@@ -472,7 +472,7 @@ func TestDecoderForScopes(t *testing.T) {
 
 func TestNewDecoderFallsBackToEverything(t *testing.T) {
 	doc := `{"a":1,"b":[2]}`
-	for _, exprs := range [][]string{nil, {"a."}, {"State.Name=running"}, {"to_string(@)"}} {
+	for _, exprs := range [][]string{nil, {"a."}, {"a.=x"}, {"to_string(@)"}} {
 		v, err := NewDecoder(exprs, false)(strings.NewReader(doc))
 		if err != nil || shownJSON(v, 0) != doc {
 			t.Errorf("%q: got %s, %v", exprs, shownJSON(v, 0), err)
@@ -481,6 +481,11 @@ func TestNewDecoderFallsBackToEverything(t *testing.T) {
 	v, _ := NewDecoder([]string{"output.b"}, true)(strings.NewReader(doc))
 	if got := shownJSON(v, 0); got != `{"b":[2]}` {
 		t.Errorf("wrapped: got %s", got)
+	}
+	// A path flag's argument counts as its expression.
+	v, _ = NewDecoder([]string{"b[0]=2", "x==`1`"}, false)(strings.NewReader(doc))
+	if got := shownJSON(v, 0); got != `{"b":[2]}` {
+		t.Errorf("EXPR=VALUE: got %s", got)
 	}
 }
 
