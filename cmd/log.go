@@ -152,14 +152,22 @@ func (l *logger) end(out *runner.Outcome) {
 }
 
 // lastState names, for a wait that gave up, the last state an acceptor
-// accepted: "; last state: retry (server-side) [--retry …]". It is empty
-// when no acceptor matched the last attempt.
+// accepted: "; last state: retry (server-side) [--retry …]". As botocore's
+// "previously accepted state", it is the latest attempt an acceptor decided,
+// looking past attempts the fallback decided and an attempt the deadline
+// stopped (which has no decision); it is empty when no acceptor ever
+// matched.
 func (l *logger) lastState(out *runner.Outcome) string {
-	last := out.Last()
-	if !l.o.Wait || last == nil || last.Decision.Acceptor < 0 {
+	if !l.o.Wait {
 		return ""
 	}
-	return fmt.Sprintf("; last state: %s [%s]", last.Decision.Directive, last.Decision.Name)
+	for i := len(out.Attempts) - 1; i >= 0; i-- {
+		d := out.Attempts[i].Decision
+		if d.Directive != acceptor.NoDecision && d.Acceptor >= 0 {
+			return fmt.Sprintf("; last state: %s [%s]", d.Directive, d.Name)
+		}
+	}
+	return ""
 }
 
 // happened says what an attempt did: "exit status 1", "HTTP 503", "timed
