@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,7 +76,10 @@ func (l *logger) attemptEnd(r *runner.Record) {
 			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
 		}
 		for _, k := range sortedKeys(r.Result.Info) {
-			l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, r.Result.Info[k])
+			// One log line per header: every line keeps the "retry:" prefix.
+			for _, v := range strings.Split(r.Result.Info[k], "\n") {
+				l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, v)
+			}
 		}
 	}
 	for _, w := range r.Decision.Warnings {
