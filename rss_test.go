@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func init() {
+	scriptCommands["maxrss"] = cmdMaxRSS
+	scriptCommands["isbody"] = cmdIsBody
+}
+
+// cmdMaxRSS is `maxrss MB [-stdout FILE] PROG ARGS...`: it runs PROG like
+// `status 0` and fails unless PROG exits 0 with a peak resident set size
+// (getrusage ru_maxrss) of at most MB mebibytes. With -stdout, PROG's stdout
+// goes to FILE instead of the script's stdout (for outputs too large to hold
+// in the test's memory); its stderr is the script's.
+func cmdMaxRSS(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: maxrss MB [-stdout FILE] PROG [ARGS...]")
+	}
+	limit, err := strconv.ParseInt(args[0], 10, 64)
+	ts.Check(err)
+	args = args[1:]
+	var out *os.File
+	if args[0] == "-stdout" {
+		if len(args) < 3 {
+			ts.Fatalf("usage: maxrss MB [-stdout FILE] PROG [ARGS...]")
+		}
+		out, err = os.Create(ts.MkAbs(args[1]))
+		ts.Check(err)
+		defer out.Close()
+		args = args[2:]
+	}
+	c := scriptCommand(ts, args)
+	c.Stdin = bytes.NewReader(nil)
+	c.Stdout, c.Stderr = ts.Stdout(), ts.Stderr()
+	if out != nil {
+		c.Stdout = out
+	}
+	err = c.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		ts.Fatalf("%s exited with status %d, want 0", args[0], ee.ExitCode())
+	case err != nil:
+		ts.Fatalf("%v", err)
+	}
+	ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		ts.Fatalf("no resource usage for %s", args[0])
+	}
+	peak := ru.Maxrss * 1024 // kibibytes on Linux
+	ts.Logf("%s: peak RSS %.1f MiB", args[0], float64(peak)/(1<<20))
+	if peak > limit<<20 {
+		ts.Fatalf("%s: peak RSS %.1f MiB, want at most %d MiB", args[0], float64(peak)/(1<<20), limit)
+	}
+}
+
+// cmdIsBody is `isbody FILE SIZE`: FILE must hold exactly the body that
+// httpserver generates for {"bodySize": SIZE} (bodyLine repeated, cut at
+// SIZE bytes). It reads FILE as a stream, so SIZE may be large.
+func cmdIsBody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: isbody FILE SIZE")
+	}
+	size, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	f, err := os.Open(ts.MkAbs(args[0]))
+	ts.Check(err)
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	want := []byte(bodyLine)
+	got := make([]byte, len(want))
+	var off int64
+	for off < size {
+		n := int(min(int64(len(want)), size-off))
+		if _, err := io.ReadFull(r, got[:n]); err != nil {
+			ts.Fatalf("%s: %d bytes, want %d", args[0], off, size)
+		}
+		if !bytes.Equal(got[:n], want[:n]) {
+			ts.Fatalf("%s: %q at offset %d, want %q", args[0], got[:n], off, want[:n])
+		}
+		off += int64(n)
+	}
+	if n, _ := io.Copy(io.Discard, r); n > 0 {
+		ts.Fatalf("%s: %d bytes, want %d", args[0], size+n, size)
+	}
+}
