@@ -96,7 +96,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
-			line += fmt.Sprintf(" (server asked for %s)", formatDuration(r.RetryAfter))
+			line += " (" + askedFor("server asked for ", r) + ")"
 		}
 	}
 	l.printf("%s", line)
@@ -141,7 +141,7 @@ func (l *logger) end(out *runner.Outcome) {
 			msg += " (--max-time " + formatDuration(l.o.MaxTime) + ")"
 		}
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
-			msg += fmt.Sprintf("; the server asked to retry in %s", formatDuration(last.RetryAfter))
+			msg += "; " + askedFor("the server asked to retry in ", last)
 		}
 		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
 	case runner.EndBucket:
@@ -193,6 +193,18 @@ func happened(r *runner.Record) string {
 	s := fmt.Sprintf("exit status %d", a.ExitCode)
 	if a.ErrorCode != "" {
 		s += ", error " + a.ErrorCode
+	}
+	return s
+}
+
+// askedFor describes the retry-after hint of r after lead ("server asked
+// for "): "server asked for 50ms"; when --max-retry-after capped it, "server
+// asked for 2m0s, capped at 20ms by --max-retry-after".
+func askedFor(lead string, r *runner.Record) string {
+	asked := r.Result.Attempt.RetryAfter
+	s := lead + formatDuration(asked)
+	if asked > r.RetryAfter {
+		s += fmt.Sprintf(", capped at %s by --max-retry-after", formatDuration(r.RetryAfter))
 	}
 	return s
 }
