@@ -274,13 +274,11 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 // waiter's acceptors, then the fallback of run or wait.
 func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
-	exprs := o.Acceptors.exprs()
 	if o.Wait {
 		c.Fallback = acceptor.WaitFallback
 	}
 	if w != nil {
 		c.Acceptors = append(c.Acceptors, w.Acceptors...)
-		exprs = append(exprs, w.Expressions()...)
 	}
 	if o.Input != "" {
 		raw := []byte(o.Input)
@@ -297,9 +295,7 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 		}
 		c.Input = v
 	}
-	if len(exprs) > 0 {
-		c.Decode = acceptor.NewDecoder(exprs, c.Input != nil)
-	}
+	c.Decode = acceptor.DecoderFor(c)
 	return c, nil
 }
 
@@ -436,11 +432,7 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return nil
 	}
 	if p.query != nil {
-		doc, err := acceptor.NewEnv(last.Result.Attempt).Document()
-		if err != nil {
-			return fmt.Errorf("--query: %v", err)
-		}
-		b, err := p.query.Apply(doc)
+		b, err := p.query.ApplyAttempt(last.Result.Attempt)
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
