@@ -42,7 +42,7 @@ func (o *Options) httpSource(p *plan) error {
 	if err != nil {
 		return usageError("%v", err)
 	}
-	if o.Insecure && !o.Quiet {
+	if o.Insecure { // a security warning: printed even with -q
 		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 	p.http = true
