@@ -1,0 +1,60 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestLayering enforces the architecture table of SPEC.md: backoff/,
+// bucket/ and acceptor/ import no project package; runner/ imports only
+// acceptor, backoff and bucket; nothing but main imports cmd/.
+func TestLayering(t *testing.T) {
+	const module = "github.com/retry-dev/retry"
+	allowed := map[string][]string{
+		"acceptor": nil,
+		"backoff":  nil,
+		"bucket":   nil,
+		"runner":   {"acceptor", "backoff", "bucket"},
+		"cmd":      {"acceptor", "backoff", "bucket", "runner"},
+	}
+	for pkg, ok := range allowed {
+		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no Go files in %s/: %v", pkg, err)
+		}
+		for _, f := range files {
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ast, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range ast.Imports {
+				path, _ := strconv.Unquote(imp.Path.Value)
+				if !strings.HasPrefix(path, module+"/") {
+					continue
+				}
+				dep := strings.TrimPrefix(path, module+"/")
+				if dep != pkg && !contains(ok, dep) { // external tests import their own package
+					t.Errorf("%s imports %s: %s/ may import only %v", f, path, pkg, ok)
+				}
+			}
+		}
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
