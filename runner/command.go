@@ -104,9 +104,9 @@ type Command struct {
 	// DefaultKillAfter and a negative value sends SIGKILL at once.
 	KillAfter time.Duration
 
-	// Stdin is what attempts read. nil: /dev/null. A terminal: passed
-	// through with Foreground, else /dev/null (a background process group
-	// that reads the terminal is stopped). A regular file: every attempt
+	// Stdin is what attempts read. nil or /dev/null: /dev/null. A terminal:
+	// passed through with Foreground, else /dev/null (a background process
+	// group that reads the terminal is stopped). A regular file: every attempt
 	// reads it from the offset it had at the first attempt. Anything else
 	// (a pipe): recorded as the first attempt reads it, and replayed
 	// byte-exact to later attempts; an attempt that reads further than any

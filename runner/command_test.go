@@ -726,6 +726,29 @@ func TestAttemptAfterClose(t *testing.T) {
 	}
 }
 
+func TestStdinDevNullPassedThrough(t *testing.T) {
+	// /dev/null is given to every attempt as is: nothing to record, and
+	// each attempt reads EOF at once.
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	c := helper("readn", "-1", "0")
+	c.Stdin = null
+	defer c.Close()
+	for n := 1; n <= 2; n++ {
+		r := c.Attempt(t.Context(), n, 2)
+		if got := readAll(t, r.Attempt); len(got) != 0 || r.ExitCode != 0 {
+			t.Fatalf("attempt %d read %q, exit %d", n, got, r.ExitCode)
+		}
+		r.Release()
+	}
+	if st := c.state.stdin; st.mode != stdinNull || st.rec != nil || st.file != null || st.null {
+		t.Errorf("stdin source: mode %d, recorder %v, given file %v, closed by Close %v; want mode %d and the given /dev/null, kept open", st.mode, st.rec != nil, st.file == null, st.null, stdinNull)
+	}
+}
+
 // BenchmarkAttemptTrue is the overhead of one attempt of /bin/true.
 // BenchmarkExecTrue is os/exec's Run of the same, for comparison.
 func BenchmarkAttemptTrue(b *testing.B) {

@@ -11,9 +11,9 @@ import (
 type stdinMode int
 
 const (
-	// stdinNull: no stdin, or a terminal the attempt may not read (it runs
-	// in a background process group, where reading would stop it): every
-	// attempt reads /dev/null.
+	// stdinNull: no stdin, /dev/null itself, or a terminal the attempt may
+	// not read (it runs in a background process group, where reading would
+	// stop it): every attempt reads /dev/null.
 	stdinNull stdinMode = iota
 	// stdinInherit: a terminal with --foreground: attempts read it directly.
 	stdinInherit
@@ -39,13 +39,17 @@ type stdinSource struct {
 }
 
 // newStdinSource picks the mode for f: nil, unreadable or a terminal without
-// foreground → /dev/null; a terminal with foreground → passed through; a
-// seekable regular file → re-read from its current offset by every attempt;
-// anything else → recorded and replayed.
+// foreground → /dev/null; /dev/null itself → passed through (every attempt
+// reads EOF, as a recording of it would give, without the pipe and the
+// goroutine a recording costs); a terminal with foreground → passed through;
+// a seekable regular file → re-read from its current offset by every
+// attempt; anything else → recorded and replayed.
 func newStdinSource(f *os.File, foreground bool, dir string, threshold int64) (*stdinSource, error) {
 	if f != nil {
 		if fi, err := f.Stat(); err == nil {
 			switch {
+			case isDevNull(fi):
+				return &stdinSource{mode: stdinNull, file: f}, nil
 			case isTerminal(f):
 				if foreground {
 					return &stdinSource{mode: stdinInherit, file: f}, nil
@@ -65,6 +69,15 @@ func newStdinSource(f *os.File, foreground bool, dir string, threshold int64) (*
 		return nil, err
 	}
 	return &stdinSource{mode: stdinNull, file: null, null: true}, nil
+}
+
+// isDevNull reports whether fi is the null device.
+func isDevNull(fi os.FileInfo) bool {
+	if fi.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
 }
 
 // attach prepares one attempt's stdin. It returns the descriptor the child
