@@ -21,12 +21,13 @@ import (
 // the end, -v detail, or one JSON object per event. On a terminal it shows a
 // status line while it sleeps between attempts.
 type logger struct {
-	o    *Options
-	p    *plan
-	w    io.Writer
-	mu   sync.Mutex
-	tty  bool
-	last *runner.Record
+	o     *Options
+	p     *plan
+	w     io.Writer
+	mu    sync.Mutex
+	tty   bool
+	last  *runner.Record
+	start time.Time // when the first attempt started, for the status line
 }
 
 func newLogger(o *Options, p *plan) *logger {
@@ -51,6 +52,10 @@ func (l *logger) observe(e runner.Event) {
 		return
 	}
 	switch e.Kind {
+	case runner.EventAttemptStart:
+		if l.start.IsZero() {
+			l.start = e.Time
+		}
 	case runner.EventAttemptEnd:
 		l.attemptEnd(e.Record)
 	case runner.EventEnd:
@@ -283,9 +288,9 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 		if left <= 0 {
 			return context.Cause(ctx)
 		}
-		label := ""
+		label := formatDuration(now().Sub(l.start).Round(100*time.Millisecond)) + " elapsed"
 		if l.last != nil {
-			label = fmt.Sprintf("%s %s", l.attemptLabel(l.last.Number), happened(l.last))
+			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), l.last.Decision.Directive)
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
 		select {
