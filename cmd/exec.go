@@ -104,6 +104,14 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
+			// A command that cannot be executed or was not found, when no
+			// acceptor claimed it, exits 126/127 as in run (SPEC "Exit
+			// status"), not 1: it is a broken command line, not a state.
+			if last != nil && !p.http && last.Decision.Acceptor < 0 && last.Decision.Directive == acceptor.Fail {
+				if a := last.Result.Attempt; a.NotStarted || a.ExitCode == exitNotExec || a.ExitCode == exitNotFound {
+					return a.ExitCode
+				}
+			}
 			return exitFailure
 		}
 		return exitTimeout // gave up: attempts, or an empty bucket
