@@ -285,9 +285,13 @@ func notStarted(res *Result, err *StartError) *Result {
 	return res
 }
 
-// pump copies one of the command's output pipes to its destinations.
+// pump copies one of the command's output pipes to its destinations. Its
+// goroutine starts when the pipe first has something to read (see
+// awaitLeader): a command that writes nothing to a stream costs no
+// goroutine, no *os.File and no poller registration for it.
 type pump struct {
-	r      *os.File
+	fd     int      // the pipe's read end
+	r      *os.File // fd as a non-blocking file, once started
 	buf    []byte
 	live   io.Writer // nil after a write error
 	keep   *Capture  // the whole stream, or nil
@@ -295,7 +299,13 @@ type pump struct {
 	window int
 	total  int64
 	done   chan struct{}
+
+	started bool // the goroutine runs (or ran)
+	eof     bool // not started: the pipe is known to be at end of file
 }
+
+// idle reports whether the pump has neither started nor reached EOF.
+func (p *pump) idle() bool { return !p.started && !p.eof }
 
 func (p *pump) run() {
 	defer close(p.done)
@@ -322,8 +332,12 @@ func (p *pump) run() {
 }
 
 // finish waits for the pump to reach EOF, or for at most drain when it is
-// not there yet (an escaped process holds the pipe open).
+// not there yet (an escaped process holds the pipe open). A pump that never
+// started is at EOF with nothing read.
 func (p *pump) finish(drain time.Duration) {
+	if !p.started {
+		return
+	}
 	select {
 	case <-p.done:
 		return

@@ -30,6 +30,14 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 	}
 }
 
+// awaitLeader starts the pumps at once: without pidfds, poll(2) cannot
+// tell when the leader exits, and the caller's wait does the waiting.
+func awaitLeader(pid int, pumps ...*pump) {
+	for _, p := range pumps {
+		p.start()
+	}
+}
+
 func children(out []int) []int { return out }
 
 // groupHasLive cannot tell zombies apart here: a group with members is live.

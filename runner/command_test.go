@@ -749,6 +749,68 @@ func TestStdinDevNullPassedThrough(t *testing.T) {
 	}
 }
 
+func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
+	// A pump's goroutine starts when its pipe has something to read, or
+	// when the pipe is still open once the leader exited; a pipe at EOF
+	// with nothing read leaves its pump idle.
+	tests := []struct {
+		name           string
+		script         string
+		stdout, stderr bool // started
+	}{
+		{"silent", "exit 3", false, false},
+		{"stderr only", "echo oops >&2; exit 1", false, true},
+		{"stdout closed early, stderr later", "exec >&-; sleep 0.05; echo late >&2", false, true},
+		{"leftover holds stdout", "exec 2>/dev/null; sleep 5 & exit 0", true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs [2]int
+			if err := pipeCloexec(&out); err != nil {
+				t.Fatal(err)
+			}
+			if err := pipeCloexec(&errs); err != nil {
+				t.Fatal(err)
+			}
+			null, err := os.Open(os.DevNull)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer null.Close()
+			pid, err := syscall.ForkExec("/bin/sh", []string{"sh", "-c", tt.script}, &syscall.ProcAttr{
+				Files: []uintptr{null.Fd(), uintptr(out[1]), uintptr(errs[1])},
+				Sys:   &syscall.SysProcAttr{Setpgid: true},
+			})
+			syscall.Close(out[1])
+			syscall.Close(errs[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer syscall.Kill(-pid, syscall.SIGKILL)
+			stdout := &pump{fd: out[0], buf: make([]byte, 512), window: 64, done: make(chan struct{})}
+			stderr := &pump{fd: errs[0], buf: make([]byte, 512), window: 64, done: make(chan struct{})}
+			awaitLeader(pid, stdout, stderr)
+			if _, err := waitLeader(pid, func() {}); err != nil {
+				t.Fatal(err)
+			}
+			syscall.Kill(-pid, syscall.SIGKILL)
+			for _, p := range []*pump{stdout, stderr} {
+				if p.idle() {
+					t.Errorf("a pump is left neither started nor at EOF")
+				}
+				p.finish(time.Second)
+				p.close()
+			}
+			if stdout.started != tt.stdout || stderr.started != tt.stderr {
+				t.Errorf("started: stdout %v, stderr %v; want %v, %v", stdout.started, stderr.started, tt.stdout, tt.stderr)
+			}
+			if tt.stderr && !strings.HasSuffix(string(stderr.tailBytes()), "\n") {
+				t.Errorf("stderr %q: not read to its end", stderr.tailBytes())
+			}
+		})
+	}
+}
+
 // BenchmarkAttemptTrue is the overhead of one attempt of /bin/true.
 // BenchmarkExecTrue is os/exec's Run of the same, for comparison.
 func BenchmarkAttemptTrue(b *testing.B) {

@@ -19,23 +19,24 @@ import (
 // run starts the command, waits for it and for everything it left behind,
 // and records the outcome in res.
 func (c *Command) run(ctx context.Context, st *commandState, path string, res *Result, n, max int) {
-	outR, outW, err := pipe(true)
-	if err != nil {
-		notStarted(res, &StartError{Name: c.Argv[0], Err: err, Code: 126})
+	var out, errs [2]int
+	if err := pipeCloexec(&out); err != nil {
+		notStarted(res, &StartError{Name: c.Argv[0], Err: os.NewSyscallError("pipe", err), Code: 126})
 		return
 	}
-	errR, errW, err := pipe(true)
-	if err != nil {
-		outR.Close()
+	outR, outW := out[0], out[1]
+	if err := pipeCloexec(&errs); err != nil {
+		syscall.Close(outR)
 		syscall.Close(outW)
-		notStarted(res, &StartError{Name: c.Argv[0], Err: err, Code: 126})
+		notStarted(res, &StartError{Name: c.Argv[0], Err: os.NewSyscallError("pipe", err), Code: 126})
 		return
 	}
+	errR, errW := errs[0], errs[1]
 	stdin, closeStdin, detach, err := st.stdin.attach()
 	if err != nil {
-		outR.Close()
+		syscall.Close(outR)
 		syscall.Close(outW)
-		errR.Close()
+		syscall.Close(errR)
 		syscall.Close(errW)
 		notStarted(res, &StartError{Name: c.Argv[0], Err: fmt.Errorf("stdin: %w", err), Code: 126})
 		return
@@ -53,8 +54,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 		syscall.Close(int(stdin))
 	}
 	if err != nil {
-		outR.Close()
-		errR.Close()
+		syscall.Close(outR)
+		syscall.Close(errR)
 		if detach != nil {
 			detach()
 		}
@@ -63,16 +64,15 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 
 	window := c.window()
-	stdout := &pump{r: outR, buf: st.outBuf, live: c.Stdout, window: window, done: make(chan struct{})}
+	stdout := &pump{fd: outR, buf: st.outBuf, live: c.Stdout, window: window, done: make(chan struct{})}
 	if c.Stdout == nil || c.KeepStdout {
 		stdout.keep = NewCapture(c.TempDir, c.spillThreshold(), window)
 	}
-	stderr := &pump{r: errR, buf: st.errBuf, live: c.Stderr, window: window, done: make(chan struct{})}
-	go stdout.run()
-	go stderr.run()
+	stderr := &pump{fd: errR, buf: st.errBuf, live: c.Stderr, window: window, done: make(chan struct{})}
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
+	awaitLeader(pid, stdout, stderr)
 	ws, werr := p.wait()
 	unwatch()
 	p.sweep(st)
@@ -84,8 +84,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	// an escaped process holds them: read what is left, but not forever.
 	stdout.finish(pipeDrain)
 	stderr.finish(pipeDrain)
-	outR.Close()
-	errR.Close()
+	stdout.close()
+	stderr.close()
 
 	res.Stopped = p.stoppedBy()
 	status := exitStatus(ws)
@@ -112,12 +112,43 @@ func pipe(parentReads bool) (parent *os.File, child int, err error) {
 	if !parentReads {
 		mine, theirs = p[1], p[0]
 	}
-	if err := syscall.SetNonblock(mine, true); err != nil {
+	f, err := nonBlockingFile(mine)
+	if err != nil {
 		syscall.Close(mine)
 		syscall.Close(theirs)
-		return nil, -1, os.NewSyscallError("setnonblock", err)
+		return nil, -1, err
 	}
-	return os.NewFile(uintptr(mine), "|"+strconv.Itoa(mine)), theirs, nil
+	return f, theirs, nil
+}
+
+// nonBlockingFile puts fd in non-blocking mode and returns it as an
+// *os.File, which registers it with the runtime's poller.
+func nonBlockingFile(fd int) (*os.File, error) {
+	if err := syscall.SetNonblock(fd, true); err != nil {
+		return nil, os.NewSyscallError("setnonblock", err)
+	}
+	return os.NewFile(uintptr(fd), "|"+strconv.Itoa(fd)), nil
+}
+
+// start starts the pump's goroutine. When the pipe cannot be made a
+// non-blocking file (it cannot fail for a pipe), it reads it blocking.
+func (p *pump) start() {
+	p.started = true
+	f, err := nonBlockingFile(p.fd)
+	if err != nil {
+		f = os.NewFile(uintptr(p.fd), "|"+strconv.Itoa(p.fd))
+	}
+	p.r = f
+	go p.run()
+}
+
+// close closes the pipe.
+func (p *pump) close() {
+	if p.r != nil {
+		p.r.Close()
+		return
+	}
+	syscall.Close(p.fd)
 }
 
 // exitStatus maps a wait status the way a shell does: the exit code, or
