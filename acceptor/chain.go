@@ -94,10 +94,13 @@ type Step struct {
 func (c *Chain) Evaluate(a *Attempt) Decision {
 	env := &Env{Attempt: a, input: c.Input, decode: c.Decode}
 	d := Decision{Acceptor: -1}
+	seen := map[string]bool{}
 	for i, acc := range c.Acceptors {
 		r := acc.Matcher.Match(env)
 		d.Trace = append(d.Trace, Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value})
-		if r.Warning != "" {
+		if r.Warning != "" && !seen[r.Warning] {
+			// The same problem (stdout is not JSON) is reported once.
+			seen[r.Warning] = true
 			d.Warnings = append(d.Warnings, acc.Name+": "+r.Warning)
 		}
 		if r.Matched {

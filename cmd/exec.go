@@ -62,9 +62,10 @@ func runRetry(o *Options) error {
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
+	var finalErr error
 	if p.final {
-		if err := writeFinal(o, p, out); err != nil {
-			log.warn("%v", err)
+		if finalErr = writeFinal(o, p, out); finalErr != nil {
+			log.warn("%v", finalErr)
 		}
 	}
 	if last := out.Last(); last != nil && last.Result.Release != nil {
@@ -76,6 +77,9 @@ func runRetry(o *Options) error {
 		}
 	}
 	code := exitStatus(o, p, out)
+	if code == exitOK && finalErr != nil && p.query != nil {
+		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
+	}
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
@@ -146,6 +150,9 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 		if waiter, err = wf.Waiter(o.Waiter); err != nil {
 			return nil, usageError("--waiter: %v", err)
+		}
+		if waiter.UsesInput && o.Input == "" && !o.Quiet {
+			fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", waiter.Name)
 		}
 	}
 
