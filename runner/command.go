@@ -159,9 +159,9 @@ type commandState struct {
 	path      string   // the PATH of env
 	stdin     *stdinSource
 	subreaper bool
-	pgid      int // retry's own process group
-	outBuf    []byte
-	errBuf    []byte
+	pgid      int    // retry's own process group
+	outBuf    []byte // the stdout pump's buffer, allocated when first needed
+	errBuf    []byte // the stderr pump's
 }
 
 func (c *Command) killAfter() time.Duration {
@@ -200,8 +200,6 @@ func (c *Command) setup() (*commandState, error) {
 			path:      "/usr/bin:/bin",
 			subreaper: isSubreaper(),
 			pgid:      os.Getpid(),
-			outBuf:    make([]byte, feedChunk),
-			errBuf:    make([]byte, feedChunk),
 		}
 		if pg, err := getpgid(0); err == nil {
 			st.pgid = pg
@@ -290,9 +288,9 @@ func notStarted(res *Result, err *StartError) *Result {
 // awaitLeader): a command that writes nothing to a stream costs no
 // goroutine, no *os.File and no poller registration for it.
 type pump struct {
-	fd     int      // the pipe's read end
-	r      *os.File // fd as a non-blocking file, once started
-	buf    []byte
+	fd     int       // the pipe's read end
+	r      *os.File  // fd as a non-blocking file, once started
+	buf    *[]byte   // the read buffer, kept across attempts; made at start
 	live   io.Writer // nil after a write error
 	keep   *Capture  // the whole stream, or nil
 	tail   ring      // the window, when keep is nil
@@ -309,10 +307,11 @@ func (p *pump) idle() bool { return !p.started && !p.eof }
 
 func (p *pump) run() {
 	defer close(p.done)
+	buf := *p.buf
 	for {
-		n, err := p.r.Read(p.buf)
+		n, err := p.r.Read(buf)
 		if n > 0 {
-			b := p.buf[:n]
+			b := buf[:n]
 			p.total += int64(n)
 			if p.live != nil {
 				if _, werr := p.live.Write(b); werr != nil {

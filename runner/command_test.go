@@ -787,8 +787,9 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer syscall.Kill(-pid, syscall.SIGKILL)
-			stdout := &pump{fd: out[0], buf: make([]byte, 512), window: 64, done: make(chan struct{})}
-			stderr := &pump{fd: errs[0], buf: make([]byte, 512), window: 64, done: make(chan struct{})}
+			var outBuf, errBuf []byte
+			stdout := &pump{fd: out[0], buf: &outBuf, window: 64, done: make(chan struct{})}
+			stderr := &pump{fd: errs[0], buf: &errBuf, window: 64, done: make(chan struct{})}
 			awaitLeader(pid, stdout, stderr)
 			if _, err := waitLeader(pid, func() {}); err != nil {
 				t.Fatal(err)
@@ -803,6 +804,9 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 			}
 			if stdout.started != tt.stdout || stderr.started != tt.stderr {
 				t.Errorf("started: stdout %v, stderr %v; want %v, %v", stdout.started, stderr.started, tt.stdout, tt.stderr)
+			}
+			if (len(outBuf) > 0) != tt.stdout || (len(errBuf) > 0) != tt.stderr {
+				t.Errorf("buffers made: stdout %v, stderr %v; want them for started pumps only", len(outBuf) > 0, len(errBuf) > 0)
 			}
 			if tt.stderr && !strings.HasSuffix(string(stderr.tailBytes()), "\n") {
 				t.Errorf("stderr %q: not read to its end", stderr.tailBytes())

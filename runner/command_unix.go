@@ -64,11 +64,11 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 
 	window := c.window()
-	stdout := &pump{fd: outR, buf: st.outBuf, live: c.Stdout, window: window, done: make(chan struct{})}
+	stdout := &pump{fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, done: make(chan struct{})}
 	if c.Stdout == nil || c.KeepStdout {
 		stdout.keep = NewCapture(c.TempDir, c.spillThreshold(), window)
 	}
-	stderr := &pump{fd: errR, buf: st.errBuf, live: c.Stderr, window: window, done: make(chan struct{})}
+	stderr := &pump{fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, done: make(chan struct{})}
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
@@ -139,6 +139,9 @@ func (p *pump) start() {
 		f = os.NewFile(uintptr(p.fd), "|"+strconv.Itoa(p.fd))
 	}
 	p.r = f
+	if len(*p.buf) == 0 {
+		*p.buf = make([]byte, feedChunk)
+	}
 	go p.run()
 }
 
