@@ -27,16 +27,7 @@ RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.`,
   retry run --shell 'make test | tee log'
   retry run --url https://api.example.com/items -X POST --data @item.json --idempotency-key auto`,
 	}
-	c.Flags().SetInterspersed(false)
-	o.register(c.Flags())
-	c.RunE = func(c *cobra.Command, args []string) error {
-		o.Args = args
-		if err := o.applyEnv(c.Flags()); err != nil {
-			return err
-		}
-		return runRetry(o)
-	}
-	return c
+	return wire(c, o)
 }
 
 // NewCmdWait builds `retry wait`.
@@ -62,6 +53,12 @@ between --delay 2s and min(--max-delay 120s, 2s·2^(attempt-1))), --mode off.`,
       kubectl get pod web -o json
   retry wait --url http://localhost:8080/health --success 'status=ok'`,
 	}
+	return wire(c, o)
+}
+
+// wire registers o's flags on c (parsing stops at the command) and runs
+// retry with o, after the environment defaults, when c runs.
+func wire(c *cobra.Command, o *Options) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.register(c.Flags())
 	c.RunE = func(c *cobra.Command, args []string) error {
