@@ -1,0 +1,86 @@
+package cmd
+
+import (
+	"syscall"
+	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
+)
+
+// outcome builds an outcome whose last attempt is a, decided by the
+// fallback.
+func outcome(end runner.End, a *acceptor.Attempt, err error) *runner.Outcome {
+	d := acceptor.Decision{Acceptor: -1, Directive: acceptor.Fail}
+	return &runner.Outcome{End: end, Err: err, Attempts: []runner.Record{{Number: 1, Result: &runner.Result{Attempt: a}, Decision: d}}}
+}
+
+func TestExitStatus(t *testing.T) {
+	cmdFail := &acceptor.Attempt{ExitCode: 3, Failed: true}
+	cases := []struct {
+		name string
+		wait bool
+		http bool
+		out  *runner.Outcome
+		want int
+	}{
+		{"success", false, false, outcome(runner.EndSuccess, &acceptor.Attempt{}, nil), 0},
+		{"run: attempts exhausted gives the child's status", false, false, outcome(runner.EndAttempts, cmdFail, nil), 3},
+		{"run: a failure acceptor gives the child's status", false, false, outcome(runner.EndFailure, cmdFail, nil), 3},
+		{"run: a failure acceptor on exit 0 is still a failure", false, false, outcome(runner.EndFailure, &acceptor.Attempt{}, nil), 1},
+		{"run: signal death", false, false, outcome(runner.EndAttempts, &acceptor.Attempt{ExitCode: 137, Failed: true}, nil), 137},
+		{"run: not found", false, false, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: 127, NotStarted: true, Failed: true}, nil), 127},
+		{"run: the last attempt timed out", false, false, outcome(runner.EndAttempts, &acceptor.Attempt{ExitCode: 143, TimedOut: true, Failed: true}, nil), 124},
+		{"run: empty bucket ends with the last status", false, false, outcome(runner.EndBucket, cmdFail, nil), 3},
+		{"run --url: the call failed", false, true, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: -1, Status: 404, Failed: true}, nil), 1},
+		{"run --url: timed out", false, true, outcome(runner.EndAttempts, &acceptor.Attempt{ExitCode: -1, TimedOut: true, Failed: true}, nil), 124},
+		{"deadline", false, false, outcome(runner.EndDeadline, cmdFail, nil), 124},
+		{"interrupted by SIGTERM", false, false, outcome(runner.EndInterrupted, cmdFail, &runner.Interrupt{Signal: syscall.SIGTERM}), 143},
+		{"interrupted by SIGINT", true, false, outcome(runner.EndInterrupted, cmdFail, &runner.Interrupt{Signal: syscall.SIGINT}), 130},
+		{"wait: failure state", true, false, outcome(runner.EndFailure, &acceptor.Attempt{}, nil), 1},
+		{"wait: gave up on attempts", true, false, outcome(runner.EndAttempts, &acceptor.Attempt{}, nil), 124},
+		{"wait: the command was not found", true, false, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: 127, NotStarted: true, Failed: true}, nil), 127},
+	}
+	for _, c := range cases {
+		o := newOptions(c.wait, nil)
+		if got := exitStatus(o, &plan{http: c.http}, c.out); got != c.want {
+			t.Errorf("%s: exit status %d, want %d", c.name, got, c.want)
+		}
+	}
+}
+
+func TestArgv(t *testing.T) {
+	cases := []struct {
+		shell bool
+		args  []string
+		want  []string
+		usage bool
+	}{
+		{false, []string{"ls", "-l"}, []string{"ls", "-l"}, false},
+		{false, []string{`grep "a b" f`}, []string{"grep", "a b", "f"}, false},
+		{false, []string{"a && b"}, nil, true},
+		{true, []string{"a && b"}, []string{"/bin/sh", "-c", "a && b"}, false},
+		{true, []string{"a", "b"}, nil, true},
+		{false, nil, nil, true},
+	}
+	for _, c := range cases {
+		o := newOptions(false, nil)
+		o.Shell, o.Args = c.shell, c.args
+		got, err := o.argv()
+		if c.usage {
+			if ee, ok := err.(*exitError); !ok || ee.code != exitUsage {
+				t.Errorf("%q (shell %v): error %v, want a usage error", c.args, c.shell, err)
+			}
+			continue
+		}
+		if err != nil || len(got) != len(c.want) {
+			t.Errorf("%q: got %q, %v; want %q", c.args, got, err, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: got %q, want %q", c.args, got, c.want)
+			}
+		}
+	}
+}
