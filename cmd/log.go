@@ -11,8 +11,6 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
 )
@@ -31,7 +29,7 @@ type logger struct {
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && isTerminal(o.IO.Err)}
+	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 }
 
 func (l *logger) printf(format string, args ...any) {
@@ -312,15 +310,6 @@ func (l *logger) status(s string) {
 		return
 	}
 	fmt.Fprintf(l.w, "\r\x1b[Kretry: %s", s)
-}
-
-// isTerminal reports whether f is a terminal.
-func isTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	_, err := unix.IoctlGetTermios(int(f.Fd()), unix.TCGETS)
-	return err == nil
 }
 
 // recordJSON is one attempt as the report and the JSON log show it.

@@ -403,3 +403,7 @@ func (c *Command) Close() error {
 	}
 	return c.state.stdin.close()
 }
+
+// IsTerminal reports whether f is a terminal, without changing its mode; a
+// nil f is not. The CLI uses it for --stdout's default and the status line.
+func IsTerminal(f *os.File) bool { return f != nil && isTerminal(f) }
