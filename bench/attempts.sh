@@ -19,16 +19,7 @@ if ! [ -x /usr/bin/retry ]; then
 fi
 command -v /usr/bin/time >/dev/null || { (DEBIAN_FRONTEND=noninteractive apt-get install -y -qq time) >/dev/null 2>&1 || true; }
 
-# median of N wall-clock timings of a command, in seconds
-median() {
-	local -a ts=()
-	for _ in $(seq "$rounds"); do
-		local s e
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-		ts+=("$(awk -v e="$e" -v s="$s" 'BEGIN {printf "%.6f", e - s}')")
-	done
-	printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
+. bench/lib.sh
 
 loop() { for _ in $(seq 1000); do /bin/false; done; }
 export -f loop

@@ -20,15 +20,7 @@ trap 'kill $srv 2>/dev/null' EXIT
 for _ in $(seq 100); do [ -s "$out/url" ] && break; sleep 0.05; done
 url=$(cat "$out/url")
 
-median() {
-	local -a ts=()
-	for _ in $(seq "$rounds"); do
-		local s e
-		s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-		ts+=("$(awk -v e="$e" -v s="$s" 'BEGIN {printf "%.6f", e - s}')")
-	done
-	printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
-}
+. bench/lib.sh
 loop() { for _ in $(seq 1000); do curl -sf "$1/500" >/dev/null; done; }
 export -f loop
 t_loop=$(median bash -c 'loop "$0"' "$url")
