@@ -79,6 +79,11 @@ func RunFallback(a *Attempt) (Directive, string) {
 		return RetryTimeout, "attempt timed out"
 	case a.NotStarted:
 		return Fail, fmt.Sprintf("could not start (exit status %d)", a.ExitCode)
+	case a.Err != nil && !a.Transient:
+		// The source gave up on it (its output went past its bound, it
+		// stopped waiting for the terminal): running it again would end
+		// the same way.
+		return Fail, a.Err.Error()
 	case a.ExitCode == 126 || a.ExitCode == 127:
 		return Fail, fmt.Sprintf("exit status %d: the command cannot be executed or was not found", a.ExitCode)
 	case a.ExitCode == 0 && !a.Failed:

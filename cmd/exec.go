@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -30,9 +29,13 @@ type plan struct {
 	query    *acceptor.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
-	describe []string // the command or URL as logs and the report show it
+	describe []string // the command or URL as logs and the report show it, redacted
 	scope    *bucket.Scope
+	errOut   *sharedStderr // retry's stderr, shared by the attempts and the log
 }
+
+// stderr returns retry's stderr as the attempts and the log share it.
+func (p *plan) stderr() *sharedStderr { return p.errOut }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
 // status.
@@ -48,23 +51,15 @@ func runRetry(o *Options) error {
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 4)
-	// Never signal.Stop: it costs ~0.1 ms at exit, and a signal arriving
-	// after the run is over only cancels a finished context.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
-	go func() {
-		for s := range sigs {
-			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})
-		}
-	}()
-
 	log := newLogger(o, p)
+	watchSignals(cancel, p.source, log)
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final {
+	var broken *runner.StreamError
+	if p.final && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -78,8 +73,14 @@ func runRetry(o *Options) error {
 		}
 	}
 	code := exitStatus(o, p, out)
-	if code == exitOK && finalErr != nil && p.query != nil {
+	switch {
+	case code != exitOK || finalErr == nil:
+	case p.query != nil && !isWriteError(finalErr):
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
+	default:
+		// Like cat: output that could not be written (a full device, a
+		// closed pipe) or kept whole is an error, never exit 0.
+		code = exitForStream(finalErr)
 	}
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
@@ -107,6 +108,10 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	case runner.EndDeadline:
 		return exitTimeout
 	}
+	var broken *runner.StreamError
+	if errors.As(out.Err, &broken) {
+		return exitForStream(broken)
+	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
 			// A command that cannot be executed or was not found, when no
@@ -130,6 +135,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return exitTimeout
 	case p.http:
 		return exitFailure
+	case errors.As(a.Err, new(*runner.OutputLimitError)):
+		return exitFailure // retry stopped it: its status says nothing
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
 		return exitFailure
@@ -139,7 +146,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
-	p := &plan{closer: func() {}}
+	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.Err}}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
 		if o.Waiter == "" || o.WaiterFile == "" {
@@ -168,7 +175,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if o.Schedule != "" {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
-			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
+			return nil, usageError("%s: %q: %v", o.flagRef("schedule"), o.Schedule, err)
 		}
 		bo, throttle = sch.Backoff, nil
 		if !o.given("attempts") {
@@ -210,6 +217,12 @@ func buildPlan(o *Options) (*plan, error) {
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
 		return nil, err
+	}
+	if o.Report != "" {
+		// Found out now, not after the command ran.
+		if err := checkReportWritable(o.Report); err != nil {
+			return nil, usageError("%s: %v", o.flagRef("report"), err)
+		}
 	}
 	return p, nil
 }
@@ -297,17 +310,13 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 		c.Acceptors = append(c.Acceptors, w.Acceptors...)
 	}
 	if o.Input != "" {
-		raw := []byte(o.Input)
-		if strings.HasPrefix(o.Input, "@") {
-			b, err := os.ReadFile(o.Input[1:])
-			if err != nil {
-				return nil, usageError("--input: %v", err)
-			}
-			raw = b
+		raw, err := loadArg(o.Input, o.IO.In)
+		if err != nil {
+			return nil, usageError("%s: %v", o.flagRef("input"), err)
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, usageError("--input: want JSON or @FILE holding JSON: %v", err)
+			return nil, usageError("%s: want JSON or @FILE holding JSON: %v", o.flagRef("input"), err)
 		}
 		c.Input = v
 	}
@@ -338,7 +347,7 @@ func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error)
 	}
 	s, err := bucket.OpenScope(dir, o.Scope, 0)
 	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
+		return nil, nil, nil, usageError("%s: %v", o.flagRef("scope"), err)
 	}
 	if o.Mode == "adaptive" {
 		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
@@ -366,7 +375,7 @@ func stateDir() (string, error) {
 func (o *Options) source(p *plan, needJSON bool) error {
 	if o.URL != "" {
 		if len(o.Args) > 0 {
-			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
+			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagRef("url"), strings.Join(runner.RedactArgv(o.Args), " "))
 		}
 		if o.Shell {
 			return usageError("--shell: runs a command; it cannot go with --url")
@@ -382,7 +391,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	if err != nil {
 		return err
 	}
-	p.describe = argv
+	p.describe = runner.RedactArgv(argv)
 	var pattern *regexp.Regexp
 	if o.ErrorPattern != "" {
 		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
@@ -406,9 +415,10 @@ func (o *Options) source(p *plan, needJSON bool) error {
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
 		Stdin:        o.IO.In,
-		Stderr:       o.IO.Err,
+		Stderr:       p.stderr().child(),
 		ErrorPattern: pattern,
 		KeepStdout:   needJSON,
+		MaxOutput:    o.MaxOutput,
 	}
 	if live {
 		c.Stdout = o.IO.Out
@@ -425,6 +435,9 @@ func (o *Options) argv() ([]string, error) {
 	args := o.Args
 	if len(args) == 0 {
 		return nil, usageError("no command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
+	}
+	if strings.TrimSpace(args[0]) == "" {
+		return nil, usageError("empty command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
 	}
 	if o.Shell {
 		if len(args) != 1 {

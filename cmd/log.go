@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -26,16 +27,23 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+
+	ttyHinted bool // the terminal-stop hint was printed
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	var w io.Writer = o.IO.Err
+	if p.errOut != nil {
+		w = p.errOut.log() // a line of retry's never continues a child's
+	}
+	return &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 }
 
+// printf writes one line of retry's, its secrets redacted.
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+	io.WriteString(l.w, runner.RedactText(fmt.Sprintf("retry: "+format, args...))+"\n")
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
@@ -43,6 +51,9 @@ func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
 	if l.o.Quiet {
+		if e.Kind == runner.EventAttemptEnd {
+			l.attemptProblems(e.Record)
+		}
 		return
 	}
 	if l.o.LogFormat == "json" {
@@ -88,6 +99,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	for _, w := range r.Decision.Warnings {
 		l.printf("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
+	l.attemptProblems(r)
 	d := r.Decision.Directive
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
@@ -155,6 +167,19 @@ func (l *logger) end(out *runner.Outcome) {
 			during = fmt.Sprintf(" during attempt %d", n)
 		}
 		l.printf("%v%s after %s; no further attempt", out.Err, during, el)
+	}
+}
+
+// attemptProblems prints what went wrong with an attempt's processes, even
+// with -q: a leader stopped waiting for the terminal (once per run), and
+// processes the sweep could not end.
+func (l *logger) attemptProblems(r *runner.Record) {
+	if errors.Is(r.Result.Err, runner.ErrTerminalStop) && !l.ttyHinted {
+		l.ttyHinted = true
+		l.warn("attempt %d is stopped waiting for the terminal; use --foreground for interactive commands", r.Number)
+	}
+	for _, w := range r.Result.Warnings {
+		l.warn("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
 }
 
@@ -260,7 +285,7 @@ func (l *logger) json(e runner.Event) {
 		return
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
-	b, _ := json.Marshal(obj)
+	b, _ := json.Marshal(redactJSON(obj))
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	fmt.Fprintf(l.w, "%s\n", b)
@@ -372,7 +397,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	}
 	rep := map[string]any{
 		"command":    o.name(),
-		"target":     p.describe,
+		"target":     runner.RedactArgv(p.describe),
 		"outcome":    out.End.String(),
 		"exit_code":  code,
 		"started":    out.Start.UTC().Format(time.RFC3339Nano),
@@ -382,7 +407,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := json.MarshalIndent(redactJSON(rep), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -392,4 +417,38 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 		return err
 	}
 	return os.Rename(tmp, o.Report)
+}
+
+// redactJSON hides secrets in the strings of a JSON log event or report
+// before they are encoded (RedactText), in maps and slices at any depth.
+func redactJSON(v any) any {
+	switch x := v.(type) {
+	case string:
+		return runner.RedactText(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactJSON(e)
+		}
+	case map[string]string:
+		out := make(map[string]string, len(x))
+		for k, e := range x {
+			out[k] = runner.RedactText(e)
+		}
+		return out
+	case []map[string]any:
+		for _, e := range x {
+			redactJSON(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = redactJSON(e)
+		}
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = runner.RedactText(e)
+		}
+		return out
+	}
+	return v
 }

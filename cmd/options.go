@@ -47,6 +47,7 @@ type Options struct {
 	Verbose   bool
 	LogFormat string
 	Report    string
+	MaxOutput int64 // bytes; 0: none for live output, runner.DefaultMaxKeep for kept stdout
 
 	// Command forms
 	Shell      bool
@@ -67,6 +68,9 @@ type Options struct {
 
 	// set records which flags the user gave (command line or environment).
 	set map[string]bool
+	// fromEnv records which of them came from a RETRY_<FLAG> variable, so
+	// that messages name the variable.
+	fromEnv map[string]bool
 
 	IO *Streams
 }
@@ -96,6 +100,7 @@ func newOptions(wait bool, io *Streams) *Options {
 		ShellPath:     "/bin/sh",
 		IO:            io,
 		set:           map[string]bool{},
+		fromEnv:       map[string]bool{},
 	}
 	if wait {
 		o.Attempts = 0
@@ -145,6 +150,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(sizeValue{&o.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")

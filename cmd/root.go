@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 // Exit statuses of retry itself (the others come from the command).
@@ -70,12 +72,12 @@ func exitCode(io *Streams, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(io.Err, "retry: "+ee.msg)
+			fmt.Fprintln(io.Err, "retry: "+runner.RedactText(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(io.Err, "retry: "+flagErrorText(err))
+	fmt.Fprintln(io.Err, "retry: "+runner.RedactText(flagErrorText(err)))
 	return exitUsage
 }
 

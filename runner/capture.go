@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -36,6 +37,13 @@ const (
 // calls. Readers from Open read the bytes written before Open was called and
 // stay valid until Close.
 type Capture struct {
+	// MemoryFallback, when > 0, lets the Capture keep the stream in memory
+	// when its temporary file cannot be created or written (an unwritable
+	// or full TMPDIR), up to MemoryFallback bytes in all; beyond, Write
+	// fails and the Capture keeps the error. 0: no fallback, a spill error
+	// is final.
+	MemoryFallback int64
+
 	dir       string
 	threshold int64
 	window    int
@@ -45,7 +53,9 @@ type Capture struct {
 	size   int64
 	tail   []byte // after spilling: the last window bytes, read back by Tail
 	err    error
-	closed bool
+	// spillErr is why spilling failed, when the stream went on in memory.
+	spillErr error
+	closed   bool
 }
 
 // NewCapture returns an empty Capture that keeps up to threshold bytes in
@@ -69,11 +79,18 @@ func (c *Capture) Write(p []byte) (int, error) {
 	case len(p) == 0:
 		return 0, nil
 	}
-	if c.file == nil && c.threshold >= 0 && c.size+int64(len(p)) > c.threshold {
+	if c.file == nil && c.threshold >= 0 && c.size+int64(len(p)) > c.threshold && c.spillErr == nil {
 		if err := c.spill(); err != nil {
-			c.err = err
-			return 0, err
+			if c.MemoryFallback <= 0 {
+				c.err = err
+				return 0, err
+			}
+			c.spillErr = err // go on in memory, within the fallback
 		}
+	}
+	if c.spillErr != nil && c.size+int64(len(p)) > c.MemoryFallback {
+		c.err = fmt.Errorf("%w (and the memory fallback holds at most %s)", c.spillErr, FormatSize(c.MemoryFallback))
+		return 0, c.err
 	}
 	if c.file != nil {
 		n, err := c.file.Write(p)

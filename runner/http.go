@@ -147,6 +147,17 @@ type HTTP struct {
 	copyBuf   []byte // attempts run one at a time
 }
 
+// ConfigError is an invalid HTTPConfig field; Flag names it the way the CLI
+// does: url, request (the method), header, cacert, idempotency-key.
+type ConfigError struct {
+	Flag string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // NewHTTP validates cfg and prepares its client. Every error it returns is a
 // usage error (nothing was sent): a URL that does not parse, a scheme other
 // than http and https, a missing host, an invalid method, header name or
@@ -156,17 +167,22 @@ type HTTP struct {
 func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %v", RedactURL(cfg.URL), errors.Unwrap(err))
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: %v", RedactURL(cfg.URL), errors.Unwrap(err))}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return nil, fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))}
 	default:
-		return nil, fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)}
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: port %s is not in 1-65535", RedactURL(cfg.URL), p)}
+		}
 	}
 	method := cfg.Method
 	if method == "" {
@@ -176,7 +192,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 	}
 	if !isHTTPToken(method) {
-		return nil, fmt.Errorf("invalid method %q: want a token like GET or POST", method)
+		return nil, &ConfigError{Flag: "request", Err: fmt.Errorf("invalid method %q: want a token like GET or POST", method)}
 	}
 	h := &HTTP{
 		method:  method,
@@ -202,11 +218,11 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	for k, vs := range cfg.Header {
 		if !isHTTPToken(k) {
-			return nil, fmt.Errorf("invalid header name %q", k)
+			return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid header name %q", k)}
 		}
 		for _, v := range vs {
 			if !validHTTPHeaderValue(v) {
-				return nil, fmt.Errorf("invalid value for header %s: control characters are not allowed", k)
+				return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid value for header %s: control characters are not allowed", k)}
 			}
 		}
 		ck := http.CanonicalHeaderKey(k)
@@ -235,10 +251,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 				r = rand.Reader
 			}
 			if key, err = NewUUID(r); err != nil {
-				return nil, fmt.Errorf("drawing an idempotency key: %w", err)
+				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
 		} else if !validHTTPHeaderValue(key) {
-			return nil, errors.New("invalid idempotency key: control characters are not allowed")
+			return nil, &ConfigError{Flag: "idempotency-key", Err: errors.New("invalid idempotency key: control characters are not allowed")}
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
@@ -248,11 +264,11 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.CACert != "" {
 		pem, err := os.ReadFile(cfg.CACert)
 		if err != nil {
-			return nil, fmt.Errorf("reading the CA certificates: %w", err)
+			return nil, &ConfigError{Flag: "cacert", Err: fmt.Errorf("reading the CA certificates: %w", err)}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("reading the CA certificates: no PEM certificate in %s", cfg.CACert)
+			return nil, &ConfigError{Flag: "cacert", Err: fmt.Errorf("reading the CA certificates: no PEM certificate in %s", cfg.CACert)}
 		}
 		tlsConfig.RootCAs = pool
 	}
@@ -267,12 +283,41 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
+			if !sameOrigin(req.URL, via[0].URL) {
+				stripSecrets(req.Header)
+			}
 			return nil
 		},
 	}
 	h.reqInfo = formatHTTPHeader(RedactHeader(h.requestHeader()))
 	h.urlInfo = RedactURL(h.url)
 	return h, nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (the default port of the scheme when none is written).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// stripSecrets removes the credentials from the header of a request that a
+// redirect sends to another origin, as curl does: Authorization,
+// Proxy-Authorization, Cookie and every header IsSecretHeader hides.
+func stripSecrets(h http.Header) {
+	for k := range h {
+		if IsSecretHeader(k) && k != "Idempotency-Key" { // a key for deduplication, not a credential
+			delete(h, k)
+		}
+	}
 }
 
 // requestHeader is the header as sent, Host included.

@@ -58,6 +58,9 @@ type Result struct {
 	// Info is source-specific detail for logs and the report (HTTP status
 	// line and headers, redacted).
 	Info map[string]string
+	// Warnings are problems of the attempt that do not change its outcome
+	// (processes the sweep could not end); the log prints them.
+	Warnings []string
 }
 
 // End says why a run ended.
@@ -116,6 +119,21 @@ type Outcome struct {
 	// Err carries detail for some ends: the *bucket.EmptyError for
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
+}
+
+// forget drops what a superseded attempt kept for its classification: its
+// stdout (Release), its output windows and response headers. The record
+// keeps what logs and the report show, so memory stays flat in the number
+// of attempts.
+func (r *Record) forget() {
+	res := r.Result
+	if res.Release != nil {
+		res.Release()
+		res.Release = nil
+	}
+	if a := res.Attempt; a != nil {
+		a.StdoutTail, a.StderrTail, a.Stdout, a.Header = nil, nil, nil, nil
+	}
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -260,9 +278,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		out.Attempts = append(out.Attempts, rec)
 		r := &out.Attempts[len(out.Attempts)-1]
 		if n > 1 {
-			if prev := &out.Attempts[len(out.Attempts)-2]; prev.Result.Release != nil {
-				prev.Result.Release()
-			}
+			out.Attempts[len(out.Attempts)-2].forget()
 		}
 		if s.Limiter != nil {
 			s.Limiter.Update(r.Decision.Directive.IsThrottle())
