@@ -467,16 +467,24 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
-		_, err = o.IO.Out.Write(b)
-		return err
+		if _, err = o.IO.Out.Write(b); err != nil {
+			return &runner.StreamError{Stream: "stdout", Err: err}
+		}
+		return nil
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
-		return err
+		return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	_, err = io.Copy(o.IO.Out, rc)
-	return err
+	if _, err = io.Copy(o.IO.Out, rc); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Op == "read" {
+			return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+		}
+		return &runner.StreamError{Stream: "stdout", Err: err}
+	}
+	return nil
 }
 
 func listWaiters(o *Options) error {

@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -25,7 +26,7 @@ const (
 // ErrTerminalStop is the Err of an attempt whose leader was stopped by
 // SIGTTIN or SIGTTOU: it tried to use the terminal from a background process
 // group. The attempt is killed and fails; it is not retried.
-var ErrTerminalStop = errors.New("stopped waiting for the terminal; use --foreground for interactive commands")
+var ErrTerminalStop = errors.New("stopped waiting for the terminal")
 
 // StreamError stops an attempt, and the run, when an output stream cannot be
 // written or kept whole: a closed pipe or a full device on retry's stdout or
@@ -42,10 +43,15 @@ type StreamError struct {
 }
 
 func (e *StreamError) Error() string {
-	if e.Keeping {
-		return fmt.Sprintf("%s cannot be kept whole: %v", e.Stream, e.Err)
+	err := e.Err
+	var pe *os.PathError
+	if errors.As(err, &pe) && !e.Keeping {
+		err = pe.Err // "write /dev/stdout: broken pipe" says the stream twice
 	}
-	return fmt.Sprintf("writing %s: %v", e.Stream, e.Err)
+	if e.Keeping {
+		return fmt.Sprintf("%s cannot be kept whole: %v", e.Stream, err)
+	}
+	return fmt.Sprintf("writing %s: %v", e.Stream, err)
 }
 
 func (e *StreamError) Unwrap() error { return e.Err }

@@ -167,7 +167,12 @@ func (e *ConfigError) Unwrap() error { return e.Err }
 func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: %v", RedactURL(cfg.URL), errors.Unwrap(err))}
+		shown := RedactURL(cfg.URL)
+		if shown != cfg.URL {
+			// The parser's detail may quote a piece of the password.
+			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: it does not parse (in user information, escape '/', '?', '#' and '@' as %%2F, %%3F, %%23, %%40)", shown)}
+		}
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: %v", shown, errors.Unwrap(err))}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
