@@ -244,7 +244,10 @@ func (s *Strategy) observe(e Event) {
 // Run runs attempts from src until a terminal directive, the attempt limit,
 // an empty bucket, the deadline or ctx's cancellation (an *Interrupt cause
 // ends the run as interrupted). It always returns an Outcome; the last
-// attempt's stdout is not released.
+// attempt's stdout is not released. Every other attempt is forgotten (its
+// stdout released, its output windows dropped) once it has been observed,
+// before the next attempt starts, so memory stays flat in the number of
+// attempts.
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
 	defer func() {
@@ -277,9 +280,6 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		rec := s.attempt(ctx, src, n, deadline)
 		out.Attempts = append(out.Attempts, rec)
 		r := &out.Attempts[len(out.Attempts)-1]
-		if n > 1 {
-			out.Attempts[len(out.Attempts)-2].forget()
-		}
 		if s.Limiter != nil {
 			s.Limiter.Update(r.Decision.Directive.IsThrottle())
 		}
@@ -326,6 +326,9 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		r.Delay, r.RetryAfter, r.Retried = delay, hint, true
 		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		// Superseded: the next attempt will be the last one so far. Drop
+		// what this one kept before the next one runs.
+		r.forget()
 		if err := s.sleep(ctx, delay); err != nil {
 			token.NotifyFailure()
 			out.End, out.Err = s.endFor(ctx, err)
