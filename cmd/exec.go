@@ -331,7 +331,7 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
 	if o.Mode == "off" {
 		if o.Scope != "" {
-			return nil, nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
+			return nil, nil, nil, usageError("%s: a scope shares a token bucket; it needs --mode standard or adaptive", o.flagRef("scope"))
 		}
 		return bucket.NoOp{}, nil, nil, nil
 	}
@@ -343,7 +343,7 @@ func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error)
 	}
 	dir, err := stateDir()
 	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
+		return nil, nil, nil, usageError("%s: %v", o.flagRef("scope"), err)
 	}
 	s, err := bucket.OpenScope(dir, o.Scope, 0)
 	if err != nil {

@@ -259,7 +259,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
 		} else if !validHTTPHeaderValue(key) {
-			return nil, &ConfigError{Flag: "idempotency-key", Err: errors.New("invalid idempotency key: control characters are not allowed")}
+			return nil, &ConfigError{Flag: "idempotency-key", Err: errors.New("control characters are not allowed")}
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
