@@ -8,6 +8,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	golang.org/x/sys v0.26.0
+	mvdan.cc/sh/v3 v3.10.0
 )
 
 require (

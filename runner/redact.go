@@ -96,15 +96,13 @@ func RedactURL(s string) string {
 		end = start + i
 	}
 	at := strings.LastIndexByte(s[start:end], '@')
-	if at < 0 && end < len(s) && s[end] == '/' {
-		// A password may hold an unescaped "/": "u:p/q@host". Then the
-		// part before the "/" is "user:" and something that is not a port.
-		if user, pass, ok := strings.Cut(s[start:end], ":"); ok && user != "" && !isDigits(pass) {
-			stop := len(s)
-			if i := strings.IndexAny(s[end:], "?#"); i >= 0 {
-				stop = end + i
-			}
-			if i := strings.LastIndexByte(s[end:stop], '@'); i >= 0 {
+	if at < 0 && end < len(s) {
+		// A password may hold an unescaped "/", "?" or "#": "u:p/q@host".
+		// Then the part before it is "user:…" (or looks like "host:port")
+		// and an "@" comes later: hide everything up to the last one.
+		// Hiding too much ("http://h:80/a@b") beats leaking.
+		if strings.Contains(s[start:end], ":") {
+			if i := strings.LastIndexByte(s[end:], '@'); i >= 0 {
 				at = end + i - start
 			}
 		}
@@ -113,15 +111,6 @@ func RedactURL(s string) string {
 		s = s[:start] + Redacted + s[start+at:]
 	}
 	return redactQuery(s)
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // redactQuery hides the values of secret parameters in the query of URL s.
@@ -178,7 +167,7 @@ var credential = regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~
 
 // headerLine finds "Name: value" where Name starts a line, a quoted string
 // or a word; the value runs to the end of the line or of the quote.
-var headerLine = regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z][A-Za-z0-9_-]*):([ \t]*)([^\n"'\\]*)`)
+var headerLine = regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
 
 // assignment finds NAME=VALUE in an argument: --api-key=S, TOKEN=S.
 var assignment = regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)

@@ -86,7 +86,7 @@ func TestRedactText(t *testing.T) {
 		{"plain text: nothing", "plain text: nothing"},
 		{`Get "https://u:p/ss@h:1/x?access_token=abc&a=1&X-Amz-Signature=f00#k=v": refused`,
 			`Get "https://REDACTED@h:1/x?access_token=REDACTED&a=1&X-Amz-Signature=REDACTED#k=v": refused`},
-		{"http://h:8080/path@x", "http://h:8080/path@x"},
+		{"http://h:8080/path@x", "http://REDACTED@x"}, // too much hidden rather than a password shown
 		{"Authorization: Bearer S", "Authorization: REDACTED"},
 		{"curl -H 'X-Vault-Token: S3' https://u:S2@h/", "curl -H 'X-Vault-Token: REDACTED' https://REDACTED@h/"},
 		{"token Bearer abc.def-ghi", "token Bearer REDACTED"},
