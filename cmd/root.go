@@ -128,11 +128,12 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  74       output could not be written (a full disk) or kept whole (TMPDIR)
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
   125      retry's own error: bad usage, invalid expression, unreadable waiter file
   126/127  the command cannot be executed / was not found
-  128+N    retry itself received signal N
+  128+N    retry itself received signal N; 141: its stdout was a closed pipe
 `
 
 func newCmdVersion(io *Streams) *cobra.Command {
