@@ -128,7 +128,16 @@ func readModel(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file; want a waiter model file of at most 64 MiB", path)
+		kind := "a device"
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			kind = "a directory"
+		case m&os.ModeNamedPipe != 0:
+			kind = "a FIFO"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s: not a regular file (%s); want a waiter model file of at most 64 MiB", path, kind)
 	}
 	if fi.Size() > MaxModelSize {
 		return nil, fmt.Errorf("%s: %d bytes; want a waiter model file of at most 64 MiB", path, fi.Size())
