@@ -140,6 +140,9 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
+	if err := o.contradictions(); err != nil {
+		return nil, err
+	}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
 		if o.Waiter == "" || o.WaiterFile == "" {
@@ -165,7 +168,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Schedule != "" {
+	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
 			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
@@ -175,13 +178,13 @@ func buildPlan(o *Options) (*plan, error) {
 			attempts = sch.Attempts
 		}
 	}
-	if attempts == 0 && o.MaxTime == 0 {
-		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
-	}
 
 	chain, err := o.chain(waiter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
@@ -249,19 +252,20 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 			}
 		}
 	}
+	if !o.given("max-delay") && maxDelay < delay {
+		maxDelay = delay // a default cap never contradicts the delay the user gave
+	}
 	if kind == "waiter" {
-		if delay <= 0 {
-			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
-		}
-		if maxDelay < delay {
-			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
-		}
+		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
 		wb := backoff.Waiter(delay, maxDelay)
 		return wb, nil, grace, nil
+	}
+	if jitter == "" {
+		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {

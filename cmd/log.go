@@ -96,6 +96,9 @@ func (l *logger) attemptEnd(r *runner.Record) {
 		return
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
+	if l.notYet(r) {
+		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
+	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
@@ -156,6 +159,21 @@ func (l *logger) end(out *runner.Outcome) {
 		}
 		l.printf("%v%s after %s; no further attempt", out.Err, during, el)
 	}
+}
+
+// notYet reports whether r is a wait's poll that no acceptor decided: a
+// successful attempt the fallback polls again. The log calls it "not yet".
+func (l *logger) notYet(r *runner.Record) bool {
+	return l.o.Wait && r.Decision.Acceptor < 0 && r.Decision.Directive == acceptor.RetryServer && !r.Result.Failed
+}
+
+// pending says what a not-yet poll saw: `Table.TableStatus = "CREATING": not
+// yet`, or "not yet" when no path acceptor looked at it.
+func (l *logger) pending(r *runner.Record) string {
+	if p := r.Decision.Pending(); p != "" {
+		return p + ": not yet"
+	}
+	return "not yet"
 }
 
 // lastState names, for a wait that gave up, the last state an acceptor
@@ -247,6 +265,9 @@ func (l *logger) json(e runner.Event) {
 		obj = recordJSON(e.Record)
 		obj["event"] = "attempt"
 		obj["max_attempts"] = l.p.strategy.MaxAttempts
+		if l.notYet(e.Record) {
+			obj["pending"] = l.pending(e.Record)
+		}
 		if l.o.Verbose {
 			obj["trace"] = e.Record.Decision.Trace
 		}
@@ -288,7 +309,11 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 		}
 		label := formatDuration(now().Sub(l.start).Round(100*time.Millisecond)) + " elapsed"
 		if l.last != nil {
-			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), l.last.Decision.Directive)
+			what := l.last.Decision.Directive.String()
+			if l.notYet(l.last) {
+				what = l.pending(l.last)
+			}
+			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
 		select {
