@@ -32,6 +32,7 @@ type plan struct {
 	http     bool
 	describe []string // the command or URL as logs and the report show it
 	scope    *bucket.Scope
+	logFile  *os.File // --log-file, nil for stderr
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -45,6 +46,9 @@ func runRetry(o *Options) error {
 		return err
 	}
 	defer p.closer()
+	if p.logFile != nil {
+		defer p.logFile.Close()
+	}
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
@@ -142,6 +146,13 @@ func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
 	if err := o.contradictions(); err != nil {
 		return nil, err
+	}
+	if o.LogFile != "" {
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
 	}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
@@ -460,6 +471,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		}
 		_, err = o.IO.Out.Write(b)
 		return err
+	}
+	if p.http && !httpSucceeded(o, out) {
+		// As curl -f: a failed call's body is not the output.
+		return writeBody(o, p, last)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -29,6 +28,9 @@ type logger struct {
 }
 
 func newLogger(o *Options, p *plan) *logger {
+	if p.logFile != nil {
+		return &logger{o: o, p: p, w: p.logFile}
+	}
 	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 }
 
@@ -42,6 +44,10 @@ func (l *logger) printf(format string, args ...any) {
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
+		// Output, not a log line: written with -q and whatever the format.
+		l.writeRetriedOutput(e.Record)
+	}
 	if l.o.Quiet {
 		return
 	}
@@ -78,11 +84,9 @@ func (l *logger) attemptEnd(r *runner.Record) {
 			}
 			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
 		}
-		for _, k := range sortedKeys(r.Result.Info) {
-			// One log line per header: every line keeps the "retry:" prefix.
-			for _, v := range strings.Split(r.Result.Info[k], "\n") {
-				l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, v)
-			}
+		// One log line per header: every line keeps the "retry:" prefix.
+		for _, line := range exchangeLines(r.Result.Info) {
+			l.printf("%s: %s", l.attemptLabel(r.Number), line)
 		}
 	}
 	for _, w := range r.Decision.Warnings {
@@ -282,9 +286,13 @@ func (l *logger) json(e runner.Event) {
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
 	b, _ := json.Marshal(obj)
+	// Every line of retry's JSON log starts with {"retry":EVENT, so that
+	// with the command's stderr on the same stream a reader keeps the lines
+	// starting with {"retry": (README "Machine-readable logs").
+	lead, _ := json.Marshal(obj["event"])
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s\n", b)
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
 }
 
 // sleep sleeps between attempts; on a terminal it shows a status line with
@@ -384,7 +392,7 @@ func recordJSON(r *runner.Record) map[string]any {
 		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
 	}
 	if len(r.Result.Info) > 0 {
-		m["http"] = r.Result.Info
+		m["http"] = infoJSON(r.Result.Info)
 	}
 	return m
 }
@@ -394,6 +402,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	attempts := make([]map[string]any, len(out.Attempts))
 	for i := range out.Attempts {
 		attempts[i] = recordJSON(&out.Attempts[i])
+		addTails(attempts[i], out.Attempts[i].Result.Attempt)
 	}
 	rep := map[string]any{
 		"command":    o.name(),

@@ -46,6 +46,7 @@ type Options struct {
 	Quiet     bool
 	Verbose   bool
 	LogFormat string
+	LogFile   string
 	Report    string
 
 	// Command forms
@@ -143,6 +144,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.StringVar(&o.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
