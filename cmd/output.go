@@ -21,14 +21,15 @@ const errorBodyLimit = 64 << 10
 // --report file.
 const reportTailLimit = 2 << 10
 
-// httpSucceeded reports whether an HTTP run's last body is its output: run
-// succeeded, or a wait's last call was answered with a 2xx.
+// httpSucceeded reports whether an HTTP run's last body is its output: the
+// run succeeded, or a wait's last call was answered (2xx: its JSON is the
+// state the wait reached). Otherwise, as curl -f, it goes to stderr.
 func httpSucceeded(o *Options, out *runner.Outcome) bool {
-	if o.Wait {
-		last := out.Last()
-		return last != nil && !last.Result.Failed
+	if out.End == runner.EndSuccess {
+		return true
 	}
-	return out.End == runner.EndSuccess
+	last := out.Last()
+	return o.Wait && last != nil && !last.Result.Failed
 }
 
 // writeRetriedOutput writes, in final mode, the stdout of an attempt that
@@ -63,28 +64,64 @@ func (l *logger) writeAttemptStdout(r *runner.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w := l.o.IO.Err
-	if !l.o.Quiet {
-		what := "stdout"
-		if l.p.http {
-			what = "body"
-		}
-		if l.o.LogFormat == "json" && l.p.logFile == nil {
-			fmt.Fprintf(w, "{\"retry\":%q,\"attempt\":%d}\n", what, r.Number)
-		} else {
-			fmt.Fprintf(w, "retry: %s of %s:\n", what, l.attemptLabel(r.Number))
-		}
-	}
+	writeFrame(l.o, l.p, r.Number)
 	tw := &trailingNewline{w: w}
 	if l.p.http {
 		return copyBounded(tw, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit, r.Result.Attempt.StdoutTail)
 	}
-	if _, err := tw.Write(first[:]); err != nil {
+	// A command's stdout: its last retriedStdoutLimit bytes, where a test
+	// run's summary is, and how much came before.
+	tail := &tailBuffer{limit: retriedStdoutLimit}
+	if _, err := io.Copy(tail, io.MultiReader(bytes.NewReader(first[:]), src)); err != nil {
 		return err
 	}
-	if _, err := io.Copy(tw, src); err != nil {
+	kept := tail.bytes()
+	if skipped := tail.total - int64(len(kept)); skipped > 0 {
+		fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+	}
+	if _, err := tw.Write(kept); err != nil {
 		return err
 	}
 	return tw.end()
+}
+
+// retriedStdoutLimit bounds what a retried attempt's stdout puts on stderr.
+const retriedStdoutLimit = 1 << 20
+
+// tailBuffer keeps the last limit bytes written, in a ring, and counts
+// them all.
+type tailBuffer struct {
+	ring  []byte
+	pos   int // next write position once the ring is full
+	limit int
+	total int64
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	n := len(b)
+	t.total += int64(n)
+	if len(b) > t.limit {
+		b = b[len(b)-t.limit:]
+	}
+	if room := t.limit - len(t.ring); room > 0 {
+		k := min(room, len(b))
+		t.ring = append(t.ring, b[:k]...)
+		b = b[k:]
+	}
+	for len(b) > 0 {
+		k := copy(t.ring[t.pos:], b)
+		b = b[k:]
+		t.pos = (t.pos + k) % t.limit
+	}
+	return n, nil
+}
+
+// bytes returns the kept bytes in order.
+func (t *tailBuffer) bytes() []byte {
+	if len(t.ring) < t.limit || t.pos == 0 {
+		return t.ring
+	}
+	return append(append([]byte(nil), t.ring[t.pos:]...), t.ring[:t.pos]...)
 }
 
 // writeBody writes a failed HTTP call's body to stderr, bounded, after a
@@ -100,14 +137,30 @@ func writeBody(o *Options, p *plan, last *runner.Record) error {
 	if n == 0 {
 		return nil
 	}
-	if !o.Quiet {
-		label := fmt.Sprintf("attempt %d", last.Number)
-		if m := p.strategy.MaxAttempts; m > 0 {
-			label += fmt.Sprintf("/%d", m)
-		}
-		fmt.Fprintf(o.IO.Err, "retry: body of %s:\n", label)
-	}
+	writeFrame(o, p, last.Number)
 	return copyBounded(&trailingNewline{w: o.IO.Err}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
+}
+
+// writeFrame writes, before an attempt's output on stderr, the line that
+// names it: "retry: stdout of attempt 1/5:" ("body" for HTTP), or with
+// --log-format json on stderr {"retry":"stdout","attempt":1}. -q drops it.
+func writeFrame(o *Options, p *plan, n int) {
+	if o.Quiet {
+		return
+	}
+	what := "stdout"
+	if p.http {
+		what = "body"
+	}
+	if o.LogFormat == "json" && p.logFile == nil {
+		fmt.Fprintf(o.IO.Err, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
+		return
+	}
+	label := fmt.Sprintf("attempt %d", n)
+	if m := p.strategy.MaxAttempts; m > 0 {
+		label += fmt.Sprintf("/%d", m)
+	}
+	fmt.Fprintf(o.IO.Err, "retry: %s of %s:\n", what, label)
 }
 
 // copyBounded copies at most limit bytes of r to tw and ends the line; when
@@ -132,19 +185,20 @@ func copyBounded(tw *trailingNewline, r io.Reader, limit int64, _ []byte) error 
 // trailingNewline passes writes through and ends what it wrote with a
 // newline when it did not end with one.
 type trailingNewline struct {
-	w    io.Writer
-	last byte
+	w     io.Writer
+	wrote bool
+	last  byte
 }
 
 func (t *trailingNewline) Write(b []byte) (int, error) {
 	if len(b) > 0 {
-		t.last = b[len(b)-1]
+		t.wrote, t.last = true, b[len(b)-1]
 	}
 	return t.w.Write(b)
 }
 
 func (t *trailingNewline) end() error {
-	if t.last != 0 && t.last != '\n' {
+	if t.wrote && t.last != '\n' {
 		_, err := t.w.Write([]byte{'\n'})
 		return err
 	}
