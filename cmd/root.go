@@ -100,10 +100,15 @@ until JMESPath acceptors reach a success or failure state.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version has no shorthand: -v is verbose everywhere, also before the
+	// command name (retry -v run …), so the root knows it as a boolean flag
+	// and does not take "run" for its value.
+	root.Flags().Bool("version", false, "print retry's version")
+	root.PersistentFlags().BoolP("verbose", "v", false, "log every acceptor evaluated and the value it saw (also after run or wait)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%s", flagErrorText(err))
+		return usageError("%s", flagErrorTextFor(c, err))
 	})
 	root.SetHelpTemplate(root.HelpTemplate() + exitStatusHelp)
 	switch {
@@ -151,11 +156,11 @@ func flagErrorText(err error) string {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		f := iv.GetFlag()
-		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), iv.Unwrap())
+		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), valueProblem(f.Value, iv.Unwrap()))
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
-		return err.Error() + " (see retry help)"
+		return err.Error() + " (see retry --help)"
 	}
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
