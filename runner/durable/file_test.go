@@ -13,7 +13,6 @@ import (
 	"github.com/retry-dev/retry/runner/durable"
 )
 
-
 // The lock is held for the whole invocation, across the writes that
 // replace the file: a second Lock is busy until the first is closed, and
 // then reads what the first wrote.
