@@ -294,7 +294,9 @@ const (
 // up after this attempt (Scheduled, Stopped); reason says why, in one
 // line. It reports whether the file must be removed (Succeeded).
 func (s *State) Finish(now time.Time, e Entry, end End, exit int, reason string) (remove bool) {
+	planned := time.Duration(0) // the delay Begin planned, from its own start time
 	if n := len(s.History); n > 0 && s.History[n-1].Attempt == e.Attempt {
+		planned = max(s.NextDue.Sub(s.History[n-1].Start), 0)
 		s.History[n-1] = e
 	}
 	s.PID = 0
@@ -310,7 +312,7 @@ func (s *State) Finish(now time.Time, e Entry, end End, exit int, reason string)
 		s.Status = Pending
 		if n := len(s.History); n > 0 {
 			s.History[n-1].Directive = Interrupted
-			s.History[n-1].Delay = Duration(max(s.NextDue.Sub(e.Start), 0))
+			s.History[n-1].Delay = Duration(planned)
 			s.Delay = s.History[n-1].Delay
 		}
 		switch {
