@@ -197,7 +197,9 @@ func buildPlan(o *Options) (*plan, error) {
 			attempts = sch.Attempts
 		}
 	}
-	if attempts == 0 && o.MaxTime == 0 {
+	// With --state each invocation makes one attempt: a sequence without a
+	// limit goes on until success or a failure state, one call at a time.
+	if attempts == 0 && o.MaxTime == 0 && o.State == "" {
 		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
 	}
 
