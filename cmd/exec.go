@@ -40,6 +40,9 @@ func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
 	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return err

@@ -80,6 +80,9 @@ func runDurable(o *Options, p *plan) error {
 	log.state = o.State
 	cfg := durableConfig(o, p)
 
+	if err := durable.MakeDir(o.State); err != nil {
+		return stateError(o, log, err)
+	}
 	fl, err := durable.Lock(o.State)
 	if err != nil {
 		return stateError(o, log, err)

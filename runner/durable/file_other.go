@@ -18,6 +18,9 @@ func (e *RefusedError) Error() string { return e.Path + ": " + e.Problem }
 
 var errUnsupported = errors.New("durable state needs flock and O_NOFOLLOW, which this platform lacks")
 
+// MakeDir fails: durable state is for Unix systems.
+func MakeDir(path string) error { return errUnsupported }
+
 // Lock fails: durable state is for Unix systems.
 func Lock(path string) (*File, error) { return nil, errUnsupported }
 

@@ -18,6 +18,9 @@ import (
 // then reads what the first wrote.
 func TestLockSurvivesWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "dir", "s.json")
+	if err := durable.MakeDir(path); err != nil {
+		t.Fatal(err)
+	}
 	a, err := durable.Lock(path)
 	if err != nil {
 		t.Fatal(err)

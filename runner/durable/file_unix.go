@@ -39,16 +39,16 @@ type RefusedError struct{ Path, Problem string }
 
 func (e *RefusedError) Error() string { return e.Path + ": " + e.Problem }
 
+// MakeDir creates the missing directories of path with mode 0700 (and
+// leaves existing ones as they are).
+func MakeDir(path string) error {
+	return os.MkdirAll(filepath.Dir(path), 0o700)
+}
+
 // Lock takes the exclusive lock of the state at path without waiting
-// (ErrBusy when another invocation holds it), creating the missing
-// directories of path with mode 0700. No file at path is not an error: the
-// first Write creates it.
+// (ErrBusy when another invocation holds it). No file at path is not an
+// error: the first Write creates it (in a directory that exists: MakeDir).
 func Lock(path string) (*File, error) {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, err
-		}
-	}
 	for range 100 {
 		f, err := openChecked(path)
 		if errors.Is(err, os.ErrNotExist) {
