@@ -41,6 +41,9 @@ func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
 	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return err
@@ -50,6 +53,26 @@ func runRetry(o *Options) error {
 		defer p.logFile.Close()
 	}
 
+	if o.State != "" {
+		return runDurable(o, p)
+	}
+	log := newLogger(o, p)
+	out, code := execute(o, p, log)
+	writeReportOrWarn(o, p, out, code, log)
+	return exitFor(code)
+}
+
+// exitFor turns an exit status into Main's error.
+func exitFor(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// execute runs the strategy of p with signals forwarded and logged by log,
+// writes the final stdout, and returns the outcome and its exit status.
+func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 4)
@@ -62,13 +85,12 @@ func runRetry(o *Options) error {
 		}
 	}()
 
-	log := newLogger(o, p)
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final {
+	if p.final && out.End != runner.EndScheduled {
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -85,15 +107,16 @@ func runRetry(o *Options) error {
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	return out, code
+}
+
+// writeReportOrWarn writes the --report file, if asked for.
+func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
 		}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -110,6 +133,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
 		return exitTimeout
+	case runner.EndScheduled:
+		return exitTempFail
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {

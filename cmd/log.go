@@ -25,6 +25,7 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+	state string    // the --state file of a durable sequence
 }
 
 func newLogger(o *Options, p *plan) *logger {
@@ -116,7 +117,15 @@ func (l *logger) end(out *runner.Outcome) {
 	n := len(out.Attempts)
 	el := formatDuration(out.Elapsed)
 	last := out.Last()
+	if last != nil {
+		n = last.Number // a durable sequence counts its attempts across invocations
+	}
 	switch out.End {
+	case runner.EndScheduled:
+		if last != nil {
+			due := last.Start.Add(last.Duration).Add(last.Delay)
+			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
+		}
 	case runner.EndSuccess:
 		if n == 1 {
 			l.printf("succeeded on the first attempt in %s", el)
@@ -261,6 +270,27 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// event writes a line of a durable invocation (--state) that no strategy
+// event carries: text, or with --log-format json an object with event kind
+// and fields. -q silences it.
+func (l *logger) event(kind, text string, fields map[string]any) {
+	if l.o.Quiet {
+		return
+	}
+	if l.o.LogFormat != "json" {
+		l.printf("%s", text)
+		return
+	}
+	obj := map[string]any{"event": kind, "state": l.state, "message": text, "time": time.Now().UTC().Format(time.RFC3339Nano)}
+	for k, v := range fields {
+		obj[k] = v
+	}
+	b, _ := json.Marshal(obj)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s\n", b)
+}
+
 // json writes one JSON object per event.
 func (l *logger) json(e runner.Event) {
 	var obj map[string]any
@@ -276,8 +306,15 @@ func (l *logger) json(e runner.Event) {
 			obj["trace"] = e.Record.Decision.Trace
 		}
 	case runner.EventEnd:
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": len(e.Outcome.Attempts),
+		attempts := len(e.Outcome.Attempts)
+		if last := e.Outcome.Last(); last != nil {
+			attempts = last.Number // a durable sequence counts across invocations
+		}
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attempts,
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
+		if l.state != "" {
+			obj["state"] = l.state
+		}
 		if e.Outcome.Err != nil {
 			obj["error"] = e.Outcome.Err.Error()
 		}
@@ -415,6 +452,9 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	}
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()
+	}
+	if o.State != "" {
+		rep["state"] = o.State // attempts carry the sequence's numbers
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

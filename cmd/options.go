@@ -17,6 +17,7 @@ type Options struct {
 	MaxTime        time.Duration
 	AttemptTimeout time.Duration
 	KillAfter      time.Duration
+	State          string
 
 	// Delay
 	Backoff       string
@@ -116,6 +117,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
 	fs.Var(durationValue{&o.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.StringVar(&o.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy: exponential, constant, linear, fibonacci, decorrelated or waiter")
 	fs.VarP(durationValue{&o.Delay}, "delay", "d", "base delay")

@@ -18,6 +18,7 @@ import (
 const (
 	exitOK       = 0
 	exitFailure  = 1
+	exitTempFail = 75 // EX_TEMPFAIL: --state, not due, busy, or a retry scheduled
 	exitTimeout  = 124
 	exitUsage    = 125
 	exitNotExec  = 126
@@ -119,7 +120,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(NewCmdWait(io))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io))
+		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
@@ -131,6 +132,8 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  75       --state: not due yet, busy, or a retry is scheduled for a later
+           invocation
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
   125      retry's own error: bad usage, invalid expression, unreadable waiter file
