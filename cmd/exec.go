@@ -81,6 +81,7 @@ func runRetry(o *Options) error {
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	log.ci.finish(o, out, code, log.warn)
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)

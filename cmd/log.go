@@ -26,22 +26,27 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l.ci = newCILog(o, l)
+	return l
 }
 
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+	fmt.Fprintf(l.w, "retry: %s\n", l.ci.line(fmt.Sprintf(format, args...)))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.ci.before(e)
+	defer l.ci.after(e)
 	if l.o.Quiet {
 		return
 	}
