@@ -61,6 +61,7 @@ between --delay 2s and min(--max-delay 120s, 2s·2^(attempt-1))), --mode off.`,
 func wire(c *cobra.Command, o *Options) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.register(c.Flags())
+	setGroupedHelp(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
 		if err := o.applyEnv(c.Flags()); err != nil {
