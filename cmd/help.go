@@ -155,3 +155,22 @@ func acceptorHelp(fs *pflag.FlagSet) string {
 	b.WriteString("\n")
 	return b.String()
 }
+
+// ExitStatusTable returns the exit status table of the help, as rows of
+// status and meaning, for the man pages (tools/mangen).
+func ExitStatusTable() [][2]string {
+	var rows [][2]string
+	for _, line := range strings.Split(exitStatusHelp, "\n") {
+		if !strings.HasPrefix(line, "  ") {
+			continue
+		}
+		text := strings.TrimSpace(line)
+		if strings.HasPrefix(line, "   ") && len(rows) > 0 { // a continuation
+			rows[len(rows)-1][1] += " " + text
+			continue
+		}
+		status, meaning, _ := strings.Cut(text, " ")
+		rows = append(rows, [2]string{status, strings.TrimSpace(meaning)})
+	}
+	return rows
+}
