@@ -3,6 +3,7 @@ module github.com/retry-dev/retry
 go 1.26.8
 
 require (
+	github.com/go-json-experiment/json v1.27.2
 	github.com/jmespath/go-jmespath v0.4.0
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
