@@ -64,6 +64,7 @@ type ciLog struct {
 	label  func(n int) string
 	getenv func(string) string
 	mu     *sync.Mutex // shared with the logger: one line at a time
+	out    *lineTracker
 	open   int         // the attempt whose group is open, 0 for none
 }
 
@@ -74,7 +75,55 @@ func newCILog(o *Options, l *logger) *ciLog {
 	if sys == ciNone {
 		return nil
 	}
-	return &ciLog{system: sys, w: o.IO.Err, quiet: o.Quiet, label: l.attemptLabel, getenv: os.Getenv, mu: &l.mu}
+	// The attempts' stderr, retry's lines and the markup share one writer
+	// that knows whether the last byte ended a line: markup must start a
+	// line to be read, even after a command's output without a final line
+	// break.
+	t := &lineTracker{w: o.IO.Err, atStart: true}
+	if l.w == io.Writer(o.IO.Err) {
+		l.w = t
+	}
+	if c, ok := l.p.source.(*runner.Command); ok && c.Stderr == io.Writer(o.IO.Err) {
+		c.Stderr = t
+	}
+	return &ciLog{system: sys, w: t, out: t, quiet: o.Quiet, label: l.attemptLabel, getenv: os.Getenv, mu: &l.mu}
+}
+
+// lineTracker passes writes through and remembers whether the last byte
+// written ended a line.
+type lineTracker struct {
+	w       io.Writer
+	mu      sync.Mutex
+	atStart bool
+}
+
+func (t *lineTracker) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, err := t.w.Write(b)
+	if n > 0 {
+		t.atStart = b[n-1] == '\n'
+	}
+	return n, err
+}
+
+// lineStart returns "\n" when the output stopped in the middle of a line.
+func (t *lineTracker) lineStart() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.atStart {
+		return ""
+	}
+	return "\n"
+}
+
+// lineStart returns what to write before a line so that it starts a line:
+// "\n" after a command's output that did not end one, else "".
+func (c *ciLog) lineStart() string {
+	if c == nil {
+		return ""
+	}
+	return c.out.lineStart()
 }
 
 // before runs before the logger handles e: it opens an attempt's group.
@@ -87,10 +136,10 @@ func (c *ciLog) before(e runner.Event) {
 	c.open = e.Attempt
 	switch c.system {
 	case ciGitHub:
-		fmt.Fprintf(c.w, "::group::%s\n", escapeData(c.label(e.Attempt)))
+		fmt.Fprintf(c.w, "%s::group::%s\n", c.lineStart(), escapeData(c.label(e.Attempt)))
 	case ciGitLab:
-		fmt.Fprintf(c.w, "\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
-			e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
+		fmt.Fprintf(c.w, "%s\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
+			c.lineStart(), e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
 	}
 }
 
@@ -109,19 +158,19 @@ func (c *ciLog) after(e runner.Event) {
 		if c.open == r.Number {
 			switch c.system {
 			case ciGitHub:
-				fmt.Fprint(c.w, "::endgroup::\n")
+				fmt.Fprint(c.w, c.lineStart()+"::endgroup::\n")
 			case ciGitLab:
-				fmt.Fprintf(c.w, "\x1b[0Ksection_end:%d:retry_attempt_%d\r\x1b[0K\n", e.Time.Unix(), r.Number)
+				fmt.Fprintf(c.w, "%s\x1b[0Ksection_end:%d:retry_attempt_%d\r\x1b[0K\n", c.lineStart(), e.Time.Unix(), r.Number)
 			}
 			c.open = 0
 		}
 		if c.system == ciGitHub && r.Retried {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
-			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(msg))
+			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
 		}
 	case runner.EventEnd:
 		if c.system == ciGitHub && e.Outcome.End != runner.EndSuccess {
-			fmt.Fprintf(c.w, "::error title=%s::%s\n", escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
+			fmt.Fprintf(c.w, "%s::error title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
 		}
 	}
 }
