@@ -65,7 +65,7 @@ type ciLog struct {
 	getenv func(string) string
 	mu     *sync.Mutex // shared with the logger: one line at a time
 	out    *lineTracker
-	open   int         // the attempt whose group is open, 0 for none
+	open   int // the attempt whose group is open, 0 for none
 }
 
 // newCILog returns the CI markup writer for o, or nil when no CI system
