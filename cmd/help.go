@@ -119,7 +119,7 @@ func groupUsages(fs *pflag.FlagSet, names []string) string {
 	if !sub.HasFlags() {
 		return ""
 	}
-	return sub.FlagUsagesWrapped(100)
+	return sub.FlagUsages()
 }
 
 // acceptorHelp shows the acceptor flags as families, one line per kind
