@@ -107,6 +107,7 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	log.ci.finish(o, out, code, log.warn)
 	return out, code
 }
 

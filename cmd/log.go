@@ -26,25 +26,30 @@ type logger struct {
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
 	state string    // the --state file of a durable sequence
+	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
 }
 
 func newLogger(o *Options, p *plan) *logger {
+	l := &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 	if p.logFile != nil {
-		return &logger{o: o, p: p, w: p.logFile}
+		l.w, l.tty = p.logFile, false
 	}
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l.ci = newCILog(o, l)
+	return l
 }
 
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(fmt.Sprintf(format, args...)))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.ci.before(e)
+	defer l.ci.after(e)
 	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
 		// Output, not a log line: written with -q and whatever the format.
 		l.writeRetriedOutput(e.Record)

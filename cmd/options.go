@@ -49,6 +49,7 @@ type Options struct {
 	LogFormat string
 	LogFile   string
 	Report    string
+	CI        string
 
 	// Command forms
 	Shell      bool
@@ -94,6 +95,7 @@ func newOptions(wait bool, io *Streams) *Options {
 		MaxRetryAfter: 60 * time.Second,
 		Mode:          "standard",
 		LogFormat:     "text",
+		CI:            "auto",
 		ShellPath:     "/bin/sh",
 		IO:            io,
 		set:           map[string]bool{},
@@ -148,6 +150,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
 	fs.StringVar(&o.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")

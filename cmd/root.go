@@ -25,9 +25,6 @@ const (
 	exitNotFound = 127
 )
 
-// version is set at build time with -ldflags "-X github.com/retry-dev/retry/cmd.version=…".
-var version = ""
-
 // Version returns retry's version: the one set at build time, else the
 // module version, else "dev".
 func Version() string {
@@ -140,18 +137,6 @@ Exit status:
   126/127  the command cannot be executed / was not found
   128+N    retry itself received signal N
 `
-
-func newCmdVersion(io *Streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print retry's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			fmt.Fprintln(io.Out, "retry version "+Version())
-			return nil
-		},
-	}
-}
 
 // flagErrorText turns pflag's errors into one line that names the flag and
 // says what is accepted.

@@ -71,6 +71,8 @@ waiter model brings its own delays (Smithy's default maxDelay is 120s).`,
 func wire(c *cobra.Command, o *Options) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.register(c.Flags())
+	setGroupedHelp(c)
+	registerCompletions(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
 		if err := o.applyEnv(c.Flags()); err != nil {
