@@ -104,7 +104,7 @@ func TestTokenCancel(t *testing.T) {
 		t.Errorf("cancel of a first token: available = %d, want 500", got)
 	}
 	tok := scheduleN(t, acquire(t, b), false, 2) // 472
-	tok.Cancel()                                  // the second retry will not run: +14
+	tok.Cancel()                                 // the second retry will not run: +14
 	if got := b.Available(); got != 486 {
 		t.Errorf("after cancel: available = %d, want 486", got)
 	}
