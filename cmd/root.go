@@ -114,7 +114,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(NewCmdWait(io))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io))
+		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), NewCmdScope(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
