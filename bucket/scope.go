@@ -250,6 +250,9 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.lock()
+	if errors.Is(err, ErrUntrusted) {
+		return err // names the file already
+	}
 	if err != nil {
 		return fmt.Errorf("scope %s: %w", s.path, err)
 	}
@@ -286,7 +289,7 @@ func (s *Scope) lock() (*os.File, error) {
 		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow|openNonBlock, 0o600)
 		if err != nil {
 			if isSymlinkLoop(err) {
-				return nil, fmt.Errorf("%w: it is a symbolic link; remove it", ErrUntrusted)
+				return nil, fmt.Errorf("%w: %s is a symbolic link; remove it", ErrUntrusted, s.path)
 			}
 			return nil, err
 		}
