@@ -10,7 +10,10 @@ package redis
 // AWS SDKs' constants.
 //
 // KEYS[1] is the scope's hash; ARGV[1] the key's expiry in milliseconds,
-// ARGV[2] the capacity. Times are microseconds since the epoch.
+// ARGV[2] the capacity, ARGV[3] the script's argument, and ARGV[4], when
+// not empty, the time to use instead of TIME (tests compare the scripts
+// with the bucket package at exact times). Times are microseconds since
+// the epoch.
 const prelude = `
 if redis.replicate_commands then pcall(redis.replicate_commands) end
 local key = KEYS[1]
@@ -18,6 +21,7 @@ local ttl = tonumber(ARGV[1])
 local capacity = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if ARGV[4] and ARGV[4] ~= '' then now = tonumber(ARGV[4]) end
 local interval = 100000
 
 local function refill()

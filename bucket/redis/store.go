@@ -140,6 +140,8 @@ type Scope struct {
 	name     string
 	key      string
 	capacity int
+	// clock, in tests only, replaces the server's TIME.
+	clock func() time.Time
 }
 
 // Scope returns the scope name of the store; capacity ≤ 0 means
@@ -156,7 +158,11 @@ func (c *Client) Scope(name string, capacity int) (*Scope, error) {
 }
 
 func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any) (any, error) {
-	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, KeyTTL.Milliseconds(), s.capacity, arg).Result()
+	now := ""
+	if s.clock != nil {
+		now = strconv.FormatInt(s.clock().UnixMicro(), 10)
+	}
+	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, KeyTTL.Milliseconds(), s.capacity, arg, now).Result()
 	return v, s.c.redact(err)
 }
 
