@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
-	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -31,8 +29,10 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it
-	scope    *bucket.Scope
 	logFile  *os.File // --log-file, nil for stderr
+	// warn reports a problem during the run (a failing scope store),
+	// through the logger once it exists.
+	warn func(format string, args ...any)
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -85,6 +85,7 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 		}
 	}()
 
+	p.warn = log.warn
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
@@ -97,11 +98,6 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	}
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
-	}
-	if p.scope != nil {
-		if err := p.scope.Err(); err != nil {
-			log.warn("--scope %s: %v", o.Scope, err)
-		}
 	}
 	code := exitStatus(o, p, out)
 	if code == exitOK && finalErr != nil && p.query != nil {
@@ -229,11 +225,15 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 	}
 
-	bkt, limiter, scope, err := o.bucket()
+	bud, err := o.bucket(func(format string, args ...any) {
+		if p.warn != nil {
+			p.warn(format, args...)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.scope = scope
+	p.closer = bud.close
 
 	p.strategy = &runner.Strategy{
 		MaxAttempts:     attempts,
@@ -244,8 +244,9 @@ func buildPlan(o *Options) (*plan, error) {
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
 		MaxRetryAfter:   o.MaxRetryAfter,
-		Bucket:          bkt,
-		Limiter:         limiter,
+		Bucket:          bud.bucket,
+		Limiter:         bud.limiter,
+		WaitForRefill:   o.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
@@ -358,51 +359,6 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// bucket builds the retry token bucket and the adaptive rate limiter; with
-// --scope both live in a state file shared by every retry using the scope.
-func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
-	if o.Mode == "off" {
-		if o.Scope != "" {
-			return nil, nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
-		}
-		return bucket.NoOp{}, nil, nil, nil
-	}
-	if o.Scope == "" {
-		if o.Mode == "adaptive" {
-			return bucket.NewStandard(0), bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil, nil
-		}
-		return bucket.NewStandard(0), nil, nil, nil
-	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	s, err := bucket.OpenScope(dir, o.Scope, 0)
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	if o.Mode == "adaptive" {
-		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
-	}
-	return s, nil, s, nil
-}
-
-// stateDir is where scopes keep their state: $RETRY_STATE_DIR, else
-// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
-func stateDir() (string, error) {
-	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "retry"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set RETRY_STATE_DIR")
-	}
-	return filepath.Join(home, ".local", "state", "retry"), nil
-}
-
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
 	if o.URL != "" {
@@ -456,7 +412,8 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	p.final = !live
 	p.source = c
-	p.closer = func() { c.Close() }
+	closeBudget := p.closer
+	p.closer = func() { c.Close(); closeBudget() }
 	return nil
 }
 

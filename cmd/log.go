@@ -70,6 +70,8 @@ func (l *logger) observe(e runner.Event) {
 		l.attemptEnd(e.Record)
 	case runner.EventEnd:
 		l.end(e.Outcome)
+	case runner.EventBucketWait:
+		l.printf("%v; waiting %s for the refill (--when-empty wait)", e.Empty, formatDuration(e.Wait))
 	}
 }
 
@@ -169,7 +171,11 @@ func (l *logger) end(out *runner.Outcome) {
 		}
 		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
 	case runner.EndBucket:
-		l.printf("gave up after %s in %s: %v (--mode off runs without a token bucket)%s", plural(n, "attempt"), el, out.Err, l.lastState(out))
+		hint := "--when-empty wait waits for the refill"
+		if l.o.WhenEmpty == "wait" {
+			hint = "the refill would come after --max-time " + formatDuration(l.o.MaxTime)
+		}
+		l.printf("gave up after %s in %s: --scope %s: %v (%s)%s", plural(n, "attempt"), el, l.o.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
 		if last != nil {
@@ -310,6 +316,9 @@ func (l *logger) json(e runner.Event) {
 		if l.o.Verbose {
 			obj["trace"] = e.Record.Decision.Trace
 		}
+	case runner.EventBucketWait:
+		obj = map[string]any{"event": "bucket_wait", "attempt": e.Record.Number, "wait_ms": e.Wait.Milliseconds(),
+			"cost": e.Empty.Cost, "available": e.Empty.Available, "capacity": e.Empty.Capacity}
 	case runner.EventEnd:
 		attempts := len(e.Outcome.Attempts)
 		if last := e.Outcome.Last(); last != nil {

@@ -30,8 +30,10 @@ type Options struct {
 	MaxRetryAfter time.Duration
 
 	// Retry budget
-	Mode  string
-	Scope string
+	Mode       string
+	Scope      string
+	ScopeStore string
+	WhenEmpty  string
 
 	// Classification
 	Acceptors    acceptorList
@@ -68,8 +70,10 @@ type Options struct {
 
 	Args []string
 
-	// set records which flags the user gave (command line or environment).
-	set map[string]bool
+	// set records which flags the user gave (command line or environment);
+	// fromEnv those that came from the environment.
+	set     map[string]bool
+	fromEnv map[string]bool
 
 	IO *Streams
 }
@@ -94,11 +98,13 @@ func newOptions(wait bool, io *Streams) *Options {
 		Multiplier:    2,
 		MaxRetryAfter: 60 * time.Second,
 		Mode:          "standard",
+		WhenEmpty:     "fail",
 		LogFormat:     "text",
 		CI:            "auto",
 		ShellPath:     "/bin/sh",
 		IO:            io,
 		set:           map[string]bool{},
+		fromEnv:       map[string]bool{},
 	}
 	if wait {
 		o.Attempts = 0
@@ -131,7 +137,9 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
 
 	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
-	fs.StringVar(&o.Scope, "scope", "", "share the token bucket with every retry on this machine using `NAME`")
+	fs.StringVar(&o.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
+	fs.StringVar(&o.ScopeStore, "scope-store", "", "where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory)")
+	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time")
 
 	o.Acceptors.register(fs)
 	fs.StringVar(&o.ErrorPattern, "error-pattern", "", "`RE2` regexp whose first capture group is the error code in stderr")

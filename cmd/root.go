@@ -117,7 +117,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(NewCmdWait(io))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io))
+		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root

@@ -108,6 +108,7 @@ func (o *Options) applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		o.set[f.Name] = true
+		o.fromEnv[f.Name] = true
 	})
 	return err
 }

@@ -142,6 +142,10 @@ type Event struct {
 	MaxAttempts int
 	Time        time.Time
 	Outcome     *Outcome // EventEnd
+	// Wait is how long the run waits for the token bucket's refill and
+	// Empty what the bucket said (EventBucketWait).
+	Wait  time.Duration
+	Empty *bucket.EmptyError
 }
 
 // EventKind tells events apart.
@@ -152,6 +156,9 @@ const (
 	EventAttemptStart EventKind = iota + 1
 	EventAttemptEnd
 	EventEnd
+	// EventBucketWait: the token bucket cannot pay for the next retry yet
+	// and the run waits for its refill (WaitForRefill).
+	EventBucketWait
 )
 
 // Strategy is the retry loop of seed 000, shared by retry run and retry
@@ -178,6 +185,9 @@ type Strategy struct {
 
 	// Bucket pays for retries; nil is a no-op bucket.
 	Bucket bucket.Bucket
+	// WaitForRefill: when the bucket cannot pay for a retry, wait for its
+	// refill (within MaxTime) instead of ending the run (--when-empty wait).
+	WaitForRefill bool
 	// Limiter, when set, paces every attempt (adaptive mode).
 	Limiter bucket.Limiter
 
@@ -283,7 +293,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	for n := first; ; n++ {
 		if s.Limiter != nil && s.Resume == nil {
 			if err := s.waitLimiter(ctx, deadline); err != nil {
-				token.NotifyFailure()
+				// The retry paid for does not run: its cost comes back.
+				token.Cancel()
 				out.End, out.Err = s.endFor(ctx, err)
 				return out
 			}
@@ -325,13 +336,9 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		next, err := token.ScheduleRetry(ctx, d.IsThrottle())
-		if err != nil {
-			out.End, out.Err = s.endFor(ctx, err)
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
-		}
-		token = next
+		// The order of seed 000: the delay first, then the token, and only
+		// for a retry that fits the deadline, so that a run ending on its
+		// budget (or on a retry-after hint past it) pays nothing.
 		delay, hint, end := s.plan(r, previous, deadline)
 		if end != 0 {
 			token.NotifyFailure()
@@ -340,20 +347,72 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		r.Delay, r.RetryAfter, r.Retried = delay, hint, true
-		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		planned, throttle := delay, d.IsThrottle()
+		next, err := token.ScheduleRetry(ctx, throttle)
+		var empty *bucket.EmptyError
+		waited := false
+		if errors.As(err, &empty) && s.WaitForRefill && s.Resume == nil && s.refillFits(empty, delay, deadline) {
+			// --when-empty wait: the retry comes once the bucket has
+			// refilled and the delay has passed, whichever is later.
+			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			waited = true
+			start := s.now()
+			for errors.As(err, &empty) {
+				left := max(delay-s.now().Sub(start), 0)
+				if !s.refillFits(empty, left, deadline) {
+					break // the refill comes too late: end as with fail
+				}
+				wait := max(empty.Refill, bucket.RefillInterval/10)
+				s.observe(Event{Kind: EventBucketWait, Record: r, Wait: wait, Empty: empty, Time: s.now()})
+				if serr := s.sleep(ctx, wait); serr != nil {
+					token.NotifyFailure()
+					r.Retried = false
+					out.End, out.Err = s.endFor(ctx, serr)
+					return out
+				}
+				next, err = token.ScheduleRetry(ctx, throttle)
+			}
+			delay = max(delay-s.now().Sub(start), 0)
+		}
+		if err != nil {
+			token.NotifyFailure()
+			out.End, out.Err = s.endFor(ctx, err)
+			if waited {
+				r.Retried = false
+			} else {
+				s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			}
+			return out
+		}
+		token = next
+		if !waited {
+			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		}
 		if s.Resume != nil {
 			// The retry's token was paid; a later invocation makes it.
 			out.End = EndScheduled
 			return out
 		}
 		if err := s.sleep(ctx, delay); err != nil {
-			token.NotifyFailure()
+			// The retry this token paid for will not run: give it back.
+			token.Cancel()
 			out.End, out.Err = s.endFor(ctx, err)
 			return out
 		}
-		previous = delay
+		previous = planned
 	}
+}
+
+// refillFits reports whether a retry that waits for the bucket's refill
+// (and for delay) still starts within the deadline.
+func (s *Strategy) refillFits(empty *bucket.EmptyError, delay time.Duration, deadline time.Time) bool {
+	if deadline.IsZero() {
+		return true
+	}
+	at := s.now().Add(max(empty.Refill, delay))
+	return at.Before(deadline) || (at.Equal(deadline) && s.FinalGrace > 0)
 }
 
 // attempt runs attempt n under the deadline and the attempt timeout and
