@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// blockingLimiter never lets an attempt through; it records updates.
-type blockingLimiter struct{ updates int }
+// stuckLimiter never lets an attempt through; it records updates.
+type stuckLimiter struct{ updates int }
 
-func (l *blockingLimiter) Wait(ctx context.Context) error { <-ctx.Done(); return context.Cause(ctx) }
-func (l *blockingLimiter) Update(bool)                    { l.updates++ }
+func (l *stuckLimiter) Wait(ctx context.Context) error { <-ctx.Done(); return context.Cause(ctx) }
+func (l *stuckLimiter) Update(bool)                    { l.updates++ }
 
 // A resumed run makes the one attempt it is given, numbered as in the
 // sequence, and ends with the planned delay instead of sleeping it; the
@@ -19,7 +19,7 @@ func (l *blockingLimiter) Update(bool)                    { l.updates++ }
 func TestResumeSchedulesWithoutSleeping(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &script{codes: []int{1}, t0: time.Now()}
-		lim := &blockingLimiter{}
+		lim := &stuckLimiter{}
 		s := newStrategy(doubling(time.Second))
 		s.Limiter = lim
 		s.Resume = &Resume{Attempt: 3, Previous: 2 * time.Second}
