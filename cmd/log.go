@@ -116,7 +116,7 @@ func (l *logger) end(out *runner.Outcome) {
 	switch out.End {
 	case runner.EndScheduled:
 		if last != nil {
-			due := last.Start.Add(last.Duration).Add(last.Delay)
+			due := out.Next
 			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
 		}
 	case runner.EndSuccess:

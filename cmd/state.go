@@ -150,8 +150,8 @@ func runDurable(o *Options, p *plan) error {
 		giveUpCode = exitStatus(o, p, &runner.Outcome{End: runner.EndAttempts, Attempts: out.Attempts})
 	}
 	ended := time.Now()
-	if last != nil {
-		ended = last.Start.Add(last.Duration) // the due time the log line shows
+	if end == durable.Scheduled {
+		ended = out.Next.Add(-time.Duration(entry.Delay)) // when the delay was planned
 	}
 	if st.Finish(ended, entry, end, giveUpCode, reason) {
 		if err := fl.Remove(); err != nil {

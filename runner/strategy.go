@@ -121,6 +121,9 @@ type Outcome struct {
 	// Err carries detail for some ends: the *bucket.EmptyError for
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
+	// Next is when the retry of EndScheduled is due: the time its delay
+	// was planned at plus the delay (a waiter's final poll: the deadline).
+	Next time.Time
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -332,7 +335,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		token = next
-		delay, hint, end := s.plan(r, previous, deadline)
+		planned := s.now()
+		delay, hint, end := s.plan(r, previous, deadline, planned)
 		if end != 0 {
 			token.NotifyFailure()
 			out.End = end
@@ -344,7 +348,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 		if s.Resume != nil {
 			// The retry's token was paid; a later invocation makes it.
-			out.End = EndScheduled
+			out.End, out.Next = EndScheduled, planned.Add(delay)
 			return out
 		}
 		if err := s.sleep(ctx, delay); err != nil {
@@ -413,9 +417,8 @@ func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time
 // plan computes the delay after attempt r. It returns a non-zero End when the
 // delay cannot be slept: it would end past the deadline, or the server's hint
 // does.
-func (s *Strategy) plan(r *Record, previous time.Duration, deadline time.Time) (delay, hint time.Duration, end End) {
+func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Time) (delay, hint time.Duration, end End) {
 	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
-	now := s.now()
 	if !deadline.IsZero() {
 		step.Remaining = deadline.Sub(now)
 		if step.Remaining < 0 {
