@@ -32,6 +32,7 @@ type plan struct {
 	http     bool
 	describe []string // the command or URL as logs and the report show it
 	scope    *bucket.Scope
+	logFile  *os.File // --log-file, nil for stderr
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -48,6 +49,9 @@ func runRetry(o *Options) error {
 		return err
 	}
 	defer p.closer()
+	if p.logFile != nil {
+		defer p.logFile.Close()
+	}
 
 	if o.State != "" {
 		return runDurable(o, p)
@@ -103,6 +107,7 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	log.ci.finish(o, out, code, log.warn)
 	return out, code
 }
 
@@ -165,6 +170,16 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
+	if err := o.contradictions(); err != nil {
+		return nil, err
+	}
+	if o.LogFile != "" {
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
+	}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
 		if o.Waiter == "" || o.WaiterFile == "" {
@@ -190,7 +205,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Schedule != "" {
+	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
 			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
@@ -200,15 +215,13 @@ func buildPlan(o *Options) (*plan, error) {
 			attempts = sch.Attempts
 		}
 	}
-	// With --state each invocation makes one attempt: a sequence without a
-	// limit goes on until success or a failure state, one call at a time.
-	if attempts == 0 && o.MaxTime == 0 && o.State == "" {
-		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
-	}
 
 	chain, err := o.chain(waiter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
@@ -276,19 +289,20 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 			}
 		}
 	}
+	if !o.given("max-delay") && maxDelay < delay {
+		maxDelay = delay // a default cap never contradicts the delay the user gave
+	}
 	if kind == "waiter" {
-		if delay <= 0 {
-			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
-		}
-		if maxDelay < delay {
-			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
-		}
+		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
 		wb := backoff.Waiter(delay, maxDelay)
 		return wb, nil, grace, nil
+	}
+	if jitter == "" {
+		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {
@@ -483,6 +497,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		}
 		_, err = o.IO.Out.Write(b)
 		return err
+	}
+	if p.http && !httpSucceeded(o, out) {
+		// As curl -f: a failed call's body is not the output.
+		return writeBody(o, p, last)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {

@@ -25,9 +25,6 @@ const (
 	exitNotFound = 127
 )
 
-// version is set at build time with -ldflags "-X github.com/retry-dev/retry/cmd.version=…".
-var version = ""
-
 // Version returns retry's version: the one set at build time, else the
 // module version, else "dev".
 func Version() string {
@@ -101,10 +98,15 @@ until JMESPath acceptors reach a success or failure state.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version has no shorthand: -v is verbose everywhere, also before the
+	// command name (retry -v run …), so the root knows it as a boolean flag
+	// and does not take "run" for its value.
+	root.Flags().Bool("version", false, "print retry's version")
+	root.PersistentFlags().BoolP("verbose", "v", false, "log every acceptor evaluated and the value it saw (also after run or wait)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%s", flagErrorText(err))
+		return usageError("%s", flagErrorTextFor(c, err))
 	})
 	root.SetHelpTemplate(root.HelpTemplate() + exitStatusHelp)
 	switch {
@@ -136,29 +138,17 @@ Exit status:
   128+N    retry itself received signal N
 `
 
-func newCmdVersion(io *Streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print retry's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			fmt.Fprintln(io.Out, "retry version "+Version())
-			return nil
-		},
-	}
-}
-
 // flagErrorText turns pflag's errors into one line that names the flag and
 // says what is accepted.
 func flagErrorText(err error) string {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		f := iv.GetFlag()
-		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), iv.Unwrap())
+		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), valueProblem(f.Value, iv.Unwrap()))
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
-		return err.Error() + " (see retry help)"
+		return err.Error() + " (see retry --help)"
 	}
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
