@@ -291,9 +291,10 @@ func (l *logger) event(kind, text string, fields map[string]any) {
 		obj[k] = v
 	}
 	b, _ := json.Marshal(obj)
+	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s\n", b)
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
 }
 
 // json writes one JSON object per event.
