@@ -312,11 +312,7 @@ func (l *logger) json(e runner.Event) {
 			obj["trace"] = e.Record.Decision.Trace
 		}
 	case runner.EventEnd:
-		attempts := len(e.Outcome.Attempts)
-		if last := e.Outcome.Last(); last != nil {
-			attempts = last.Number // a durable sequence counts across invocations
-		}
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attempts,
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attemptCount(e.Outcome),
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
 		if l.state != "" {
 			obj["state"] = l.state

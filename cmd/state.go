@@ -204,6 +204,15 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 	return durable.GaveUp, fmt.Sprintf("%v; last %s", out.Err, what)
 }
 
+// attemptCount is how many attempts out counts: the number of its last
+// attempt, which with --state is the sequence's count across invocations.
+func attemptCount(out *runner.Outcome) int {
+	if last := out.Last(); last != nil {
+		return last.Number
+	}
+	return 0
+}
+
 // attemptOf names attempt n of max: "3/5", or "3" when unlimited.
 func attemptOf(n, max int) string {
 	if max > 0 {
