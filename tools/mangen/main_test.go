@@ -61,7 +61,7 @@ func TestManPages(t *testing.T) {
 				t.Errorf("%s: exit status %s missing", name, row[0])
 			}
 		}
-		if len(cmd.ExitStatusTable()) != 8 { // 75 (--state) joined the table
+		if len(cmd.ExitStatusTable()) != 8 {
 			t.Errorf("exit status table has %d rows, want 8", len(cmd.ExitStatusTable()))
 		}
 	}
