@@ -35,6 +35,9 @@ func TestResumeSchedulesWithoutSleeping(t *testing.T) {
 		if r.Number != 3 || r.Delay != 4*time.Second || !r.Retried || got[0] != 3 || got[1] != 5 {
 			t.Errorf("record %d, delay %v, retried %v, source saw %v; want 3, 4s, true, [3 5]", r.Number, r.Delay, r.Retried, got)
 		}
+		if !out.Next.Equal(src.t0.Add(4 * time.Second)) {
+			t.Errorf("next due %v after the start, want 4s", out.Next.Sub(src.t0))
+		}
 		if el := time.Since(src.t0); el != 0 || lim.updates != 1 {
 			t.Errorf("took %v with %d limiter updates; want no time and 1 update", el, lim.updates)
 		}
