@@ -105,6 +105,11 @@ type Record struct {
 	RetryAfter time.Duration
 	// Retried reports that another attempt follows this one (after Delay).
 	Retried bool
+	// Streak counts the successful attempts in a row that end with this
+	// one, when Strategy.Consecutive is above 1: a success directive
+	// followed by another attempt has Streak < Consecutive; a retry
+	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
+	Streak int
 }
 
 // Outcome is what a run produced.
@@ -137,6 +142,8 @@ type Event struct {
 	MaxAttempts int
 	Time        time.Time
 	Outcome     *Outcome // EventEnd
+	// Hook is what the --on-retry hook did (EventHook).
+	Hook *HookResult
 }
 
 // EventKind tells events apart.
@@ -147,7 +154,20 @@ const (
 	EventAttemptStart EventKind = iota + 1
 	EventAttemptEnd
 	EventEnd
+	// EventHook: the OnRetry hook ran before attempt Attempt; Record is the
+	// attempt that was retried.
+	EventHook
 )
+
+// HookResult is what an OnRetry hook did. A hook's failure does not stop the
+// run: the strategy reports it (EventHook) and starts the retry.
+type HookResult struct {
+	// Err says how the hook failed (an exit status, a start failure, a
+	// timeout); nil when it succeeded.
+	Err error
+	// Duration is how long it ran.
+	Duration time.Duration
+}
 
 // Strategy is the retry loop of seed 000, shared by retry run and retry
 // wait. The zero value is not useful: Chain and Backoff are required.
@@ -182,6 +202,21 @@ type Strategy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand is the randomness for jitter; required when a backoff jitters.
 	Rand backoff.Rand
+
+	// Consecutive is how many successful attempts in a row end the run in
+	// success (--consecutive); a retry directive in between starts the count
+	// again. 0 and 1: the first success ends the run. A success that is not
+	// yet the Consecutive-th in a row is followed by another attempt after
+	// the backoff's delay, as a retry is, but pays no retry token: the run
+	// has not failed.
+	Consecutive int
+
+	// OnRetry, when set, runs before every retry (--on-retry), after the
+	// delay, bounded by AttemptTimeout and the deadline like an attempt; prev
+	// is the attempt being retried and n the number of the retry. Its
+	// failure is reported (EventHook) and the retry starts anyway; a signal
+	// or the deadline during the hook ends the run.
+	OnRetry func(ctx context.Context, prev *Record, n int) *HookResult
 
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
@@ -248,6 +283,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		return out
 	}
 	var previous time.Duration
+	streak := 0 // successes in a row (Consecutive)
 	for n := 1; ; n++ {
 		if s.Limiter != nil {
 			if err := s.waitLimiter(ctx, deadline); err != nil {
@@ -275,8 +311,19 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		d := r.Decision.Directive
+		again := false // a success, but not yet Consecutive in a row
+		if s.Consecutive > 1 {
+			switch {
+			case d == acceptor.Succeed:
+				streak++
+				again = streak < s.Consecutive
+			case d.IsRetry():
+				streak = 0
+			}
+			r.Streak = streak
+		}
 		switch {
-		case d == acceptor.Succeed:
+		case d == acceptor.Succeed && !again:
 			token.NotifySuccess()
 			out.End = EndSuccess
 		case d == acceptor.Fail:
@@ -293,13 +340,26 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		next, err := token.ScheduleRetry(ctx, d.IsThrottle())
-		if err != nil {
-			out.End, out.Err = s.endFor(ctx, err)
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
+		if again {
+			// The run has not failed: settle this token and take a fresh
+			// one for the next attempt, without a retry's cost.
+			token.NotifySuccess()
+			next, err := bkt.Acquire(ctx)
+			if err != nil {
+				out.End, out.Err = s.endFor(ctx, err)
+				s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+				return out
+			}
+			token = next
+		} else {
+			next, err := token.ScheduleRetry(ctx, d.IsThrottle())
+			if err != nil {
+				out.End, out.Err = s.endFor(ctx, err)
+				s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+				return out
+			}
+			token = next
 		}
-		token = next
 		delay, hint, end := s.plan(r, previous, deadline)
 		if end != 0 {
 			token.NotifyFailure()
@@ -316,7 +376,39 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		previous = delay
+		if s.OnRetry != nil && !again {
+			if err := s.runHook(ctx, r, n+1, deadline); err != nil {
+				token.NotifyFailure()
+				out.End, out.Err = s.endFor(ctx, err)
+				return out
+			}
+		}
 	}
+}
+
+// runHook runs the OnRetry hook before retry n, bounded like an attempt,
+// and reports it. It returns the cause when the deadline or a signal came
+// during the hook: then no retry starts.
+func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline time.Time) error {
+	start := s.now()
+	if !deadline.IsZero() && !start.Before(deadline) && s.FinalGrace == 0 {
+		return ErrDeadline
+	}
+	hctx, cancel := s.attemptContext(ctx, start, deadline)
+	res := s.OnRetry(hctx, prev, n)
+	cause := context.Cause(hctx)
+	cancel()
+	if res == nil {
+		res = &HookResult{}
+	}
+	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(cause, ErrDeadline) {
+		return ErrDeadline
+	}
+	return nil
 }
 
 // attempt runs attempt n under the deadline and the attempt timeout and
