@@ -20,7 +20,9 @@ func TestLayering(t *testing.T) {
 		"backoff":  nil,
 		"bucket":   nil,
 		"runner":   {"acceptor", "backoff", "bucket"},
-		"cmd":      {"acceptor", "backoff", "bucket", "runner"},
+		// runner/tcp is the --tcp attempt source.
+		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
+		"cmd":        {"acceptor", "backoff", "bucket", "runner", "runner/tcp"},
 	}
 	for pkg, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))

@@ -207,8 +207,15 @@ func buildPlan(o *Options) (*plan, error) {
 		Bucket:          bkt,
 		Limiter:         limiter,
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Consecutive:     o.Consecutive,
+	}
+	if o.given("output") && o.Query == "" {
+		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	if err := o.onRetry(p); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -364,6 +371,9 @@ func stateDir() (string, error) {
 
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
+	if o.TCP != "" || o.given("tcp") {
+		return o.tcpSource(p)
+	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
 			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
@@ -450,7 +460,11 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return nil
 	}
 	if p.query != nil {
-		b, err := p.query.ApplyAttempt(last.Result.Attempt)
+		apply := p.query.ApplyAttempt
+		if o.Output == "text" {
+			apply = p.query.ApplyAttemptText
+		}
+		b, err := apply(last.Result.Attempt)
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}

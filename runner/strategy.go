@@ -110,6 +110,9 @@ type Record struct {
 	// followed by another attempt has Streak < Consecutive; a retry
 	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
 	Streak int
+	// Hook is what the OnRetry hook did after this attempt, before the
+	// retry; nil when it did not run.
+	Hook *HookResult
 }
 
 // Outcome is what a run produced.
@@ -165,7 +168,10 @@ type HookResult struct {
 	// Err says how the hook failed (an exit status, a start failure, a
 	// timeout); nil when it succeeded.
 	Err error
-	// Duration is how long it ran.
+	// Stopped is the cause that stopped the hook (ErrAttemptTimeout,
+	// ErrDeadline, *Interrupt); nil when it ended by itself.
+	Stopped error
+	// Duration is how long it ran (the strategy sets it).
 	Duration time.Duration
 }
 
@@ -401,6 +407,8 @@ func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline ti
 	if res == nil {
 		res = &HookResult{}
 	}
+	res.Duration = s.now().Sub(start)
+	prev.Hook = res
 	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
