@@ -20,9 +20,11 @@ func TestLayering(t *testing.T) {
 		"backoff":  nil,
 		"bucket":   nil,
 		"runner":   {"acceptor", "backoff", "bucket"},
+		// acceptor/botocore holds the built-in botocore waiter models.
+		"acceptor/botocore": nil,
 		// runner/tcp is the --tcp attempt source.
 		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
-		"cmd":        {"acceptor", "backoff", "bucket", "runner", "runner/tcp"},
+		"cmd":        {"acceptor", "backoff", "bucket", "runner", "runner/tcp", "acceptor/botocore"},
 	}
 	for pkg, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))

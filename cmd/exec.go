@@ -140,21 +140,9 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
-	var waiter *acceptor.Waiter
-	if o.Waiter != "" || o.WaiterFile != "" {
-		if o.Waiter == "" || o.WaiterFile == "" {
-			return nil, usageError("--waiter-file and --waiter go together: give the file and the name of a waiter in it (--list-waiters lists them)")
-		}
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
-		if err != nil {
-			return nil, usageError("--waiter-file: %v", err)
-		}
-		if waiter, err = wf.Waiter(o.Waiter); err != nil {
-			return nil, usageError("--waiter: %v", err)
-		}
-		if waiter.UsesInput && o.Input == "" && !o.Quiet {
-			fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", waiter.Name)
-		}
+	waiter, err := o.loadWaiter()
+	if err != nil {
+		return nil, err
 	}
 
 	attempts, err := o.budget(waiter)
@@ -478,18 +466,4 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	defer rc.Close()
 	_, err = io.Copy(o.IO.Out, rc)
 	return err
-}
-
-func listWaiters(o *Options) error {
-	if o.WaiterFile == "" {
-		return usageError("--list-waiters: needs --waiter-file FILE")
-	}
-	wf, err := acceptor.LoadWaiters(o.WaiterFile)
-	if err != nil {
-		return usageError("--waiter-file: %v", err)
-	}
-	for _, n := range wf.Names() {
-		fmt.Fprintln(o.IO.Out, n)
-	}
-	return nil
 }
