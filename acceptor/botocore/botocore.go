@@ -25,9 +25,20 @@ import (
 //go:embed waiters.gz
 var archive []byte
 
-// aliases are the AWS CLI's names of services whose botocore name differs
-// (awscli's customizations rename these commands).
-var aliases = map[string]string{"s3api": "s3", "configservice": "config", "deploy": "codedeploy"}
+// alias returns botocore's name of a service the AWS CLI names differently
+// (awscli's customizations rename these commands), or s. A switch, not a
+// map: a map literal would be built at start-up by every run.
+func alias(s string) string {
+	switch s {
+	case "s3api":
+		return "s3"
+	case "configservice":
+		return "config"
+	case "deploy":
+		return "codedeploy"
+	}
+	return s
+}
 
 // Model is one service's waiter model in the archive.
 type Model struct {
@@ -116,11 +127,7 @@ func Service(service string) (*Model, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	s := strings.ToLower(service)
-	if a, ok := aliases[s]; ok {
-		s = a
-	}
-	m := c.byName[s]
+	m := c.byName[alias(strings.ToLower(service))]
 	if m == nil {
 		return nil, nil, fmt.Errorf("no built-in waiters for service %q (retry wait --list-waiters lists the %d services)", service, len(c.models))
 	}
