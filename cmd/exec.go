@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -48,10 +47,11 @@ func runRetry(o *Options) error {
 
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 4)
-	// Never signal.Stop: it costs ~0.1 ms at exit, and a signal arriving
-	// after the run is over only cancels a finished context.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	subscription := o.IO.signals
+	if subscription == nil { // not from Main (tests)
+		subscription = notifySignals()
+	}
+	sigs := subscription.wait()
 	go func() {
 		for s := range sigs {
 			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})

@@ -82,6 +82,10 @@ type Options struct {
 type Streams struct {
 	In       *os.File
 	Out, Err *os.File
+
+	// signals, when Main set it, is the signal subscription it started
+	// early; nil: runRetry subscribes itself.
+	signals *signals
 }
 
 // newOptions returns the defaults of run (wait false) or wait (wait true).
