@@ -117,7 +117,8 @@ func TestConsecutiveDeadline(t *testing.T) {
 
 func TestConsecutiveSuccessesPayNoRetryToken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		b := bucket.NewStandard(500)
+		frozen := time.Now()
+		b := bucket.NewStandard(bucket.StandardOptions{Now: func() time.Time { return frozen }}) // no refill
 		src := &script{codes: []int{1, 0}, t0: time.Now()}
 		s := newStrategy(constant(time.Second))
 		s.Consecutive = 3
