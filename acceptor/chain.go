@@ -61,6 +61,11 @@ type Chain struct {
 	// Decode parses stdout into the document that path acceptors see. nil
 	// means DecodeJSON. Empty stdout is never passed to Decode: it is {}.
 	Decode func(r io.Reader) (any, error)
+
+	// literals: the required literals of the output acceptors, found in
+	// one pass over each window; built at the first Evaluate.
+	literals      *chainLiterals
+	literalsBuilt bool
 }
 
 // Decision is the outcome of evaluating a chain on one attempt.
@@ -87,17 +92,27 @@ type Step struct {
 	State   State
 	Matched bool
 	Value   string
+	// Expr is the JMESPath expression of a path acceptor, "" for others:
+	// with Value, what a pending wait saw (Table.TableStatus = "CREATING").
+	Expr string `json:",omitempty"`
 }
 
 // Evaluate runs the acceptors in order on a and returns the first decisive
 // answer, or the fallback's. It never returns NoDecision.
 func (c *Chain) Evaluate(a *Attempt) Decision {
-	env := &Env{Attempt: a, input: c.Input, decode: c.Decode}
+	if !c.literalsBuilt {
+		c.literals, c.literalsBuilt = newChainLiterals(c.Acceptors), true
+	}
+	env := &Env{Attempt: a, input: c.Input, decode: c.Decode, literals: c.literals}
 	d := Decision{Acceptor: -1}
 	seen := map[string]bool{}
 	for i, acc := range c.Acceptors {
 		r := acc.Matcher.Match(env)
-		d.Trace = append(d.Trace, Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value})
+		step := Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value}
+		if pm, ok := acc.Matcher.(*PathMatch); ok {
+			step.Expr = pm.Expression()
+		}
+		d.Trace = append(d.Trace, step)
 		if r.Warning != "" && !seen[r.Warning] {
 			// The same problem (stdout is not JSON) is reported once.
 			seen[r.Warning] = true
@@ -135,6 +150,9 @@ type Env struct {
 	parsed bool
 	doc    any
 	docErr error
+
+	literals *chainLiterals
+	found    [2][]bool // which of literals' literals each window holds
 }
 
 // NewEnv returns an Env for a, for tests and callers outside a Chain.
@@ -227,4 +245,16 @@ func (p *peekReader) Read(b []byte) (int, error) {
 		return 0, p.err
 	}
 	return p.r.Read(b)
+}
+
+// Pending says what the first path acceptor saw in a successful attempt no
+// acceptor matched, as `Table.TableStatus = "CREATING"`; "" when no path
+// acceptor evaluated.
+func (d *Decision) Pending() string {
+	for _, s := range d.Trace {
+		if s.Expr != "" && s.Value != "" {
+			return s.Expr + " = " + s.Value
+		}
+	}
+	return ""
 }

@@ -113,16 +113,21 @@ func FuzzSplitPathArg(f *testing.F) {
 }
 
 // FuzzParseExpected: a VALUE that is JSON is that JSON value; anything else
-// is the trimmed string. Never a panic.
+// is the trimmed string; a backquoted VALUE is read the same way between its
+// backquotes. Never a panic.
 func FuzzParseExpected(f *testing.F) {
 	for _, s := range []string{"true", "3", "1.5", `"x"`, "null", "[1]", `{"a":1}`, " running ", "`1`", "1e999", ""} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		got := ParseExpected(s)
+		text := s
+		if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
+			text = t[1 : len(t)-1] // a JMESPath literal: what is between the backquotes
+		}
 		var want any
-		if err := json.Unmarshal([]byte(s), &want); err != nil {
-			want = strings.TrimSpace(s)
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			want = strings.TrimSpace(text)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("ParseExpected(%q) = %#v, want %#v", s, got, want)

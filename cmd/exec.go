@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
-	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -30,8 +28,11 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it, redacted
-	scope    *bucket.Scope
-	errOut   *sharedStderr // retry's stderr, shared by the attempts and the log
+	logFile  *os.File // --log-file, nil for stderr
+	// warn reports a problem during the run (a failing scope store),
+	// through the logger once it exists.
+	warn   func(format string, args ...any)
+	errOut *sharedStderr // retry's stderr, shared by the attempts and the log
 }
 
 // stderr returns retry's stderr as the attempts and the log share it.
@@ -43,34 +44,60 @@ func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
 	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return err
 	}
 	defer p.closer()
+	if p.logFile != nil {
+		defer p.logFile.Close()
+	}
 
+	if o.State != "" {
+		return runDurable(o, p)
+	}
+	log := newLogger(o, p)
+	out, code := execute(o, p, log)
+	writeReportOrWarn(o, p, out, code, log)
+	return exitFor(code)
+}
+
+// exitFor turns an exit status into Main's error.
+func exitFor(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// execute runs the strategy of p with signals forwarded and logged by log,
+// writes the final stdout, and returns the outcome and its exit status.
+func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	log := newLogger(o, p)
-	watchSignals(cancel, p.source, log)
+	subscription := o.IO.signals
+	if subscription == nil { // not from Main (tests)
+		subscription = notifySignals()
+	}
+	watchSignals(cancel, subscription.wait(), p.source, log)
+
+	p.warn = log.warn
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
 	var broken *runner.StreamError
-	if p.final && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
+	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
 	}
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
-	}
-	if p.scope != nil {
-		if err := p.scope.Err(); err != nil {
-			log.warn("--scope %s: %v", o.Scope, err)
-		}
 	}
 	code := exitStatus(o, p, out)
 	switch {
@@ -82,15 +109,17 @@ func runRetry(o *Options) error {
 		// closed pipe) or kept whole is an error, never exit 0.
 		code = exitForStream(finalErr)
 	}
+	log.ci.finish(o, out, code, log.warn)
+	return out, code
+}
+
+// writeReportOrWarn writes the --report file, if asked for.
+func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
 		}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -107,6 +136,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
 		return exitTimeout
+	case runner.EndScheduled:
+		return exitTempFail
 	}
 	var broken *runner.StreamError
 	if errors.As(out.Err, &broken) {
@@ -147,21 +178,19 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.Err}}
-	var waiter *acceptor.Waiter
-	if o.Waiter != "" || o.WaiterFile != "" {
-		if o.Waiter == "" || o.WaiterFile == "" {
-			return nil, usageError("--waiter-file and --waiter go together: give the file and the name of a waiter in it (--list-waiters lists them)")
-		}
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
+	if err := o.contradictions(); err != nil {
+		return nil, err
+	}
+	if o.LogFile != "" {
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
-			return nil, usageError("--waiter-file: %v", err)
+			return nil, usageError("--log-file: %v", err)
 		}
-		if waiter, err = wf.Waiter(o.Waiter); err != nil {
-			return nil, usageError("--waiter: %v", err)
-		}
-		if waiter.UsesInput && o.Input == "" && !o.Quiet {
-			fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", waiter.Name)
-		}
+		p.logFile = f
+	}
+	waiter, err := o.loadWaiter()
+	if err != nil {
+		return nil, err
 	}
 
 	attempts, err := o.budget(waiter)
@@ -172,23 +201,23 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Schedule != "" {
+	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
-			return nil, usageError("%s: %q: %v", o.flagRef("schedule"), o.Schedule, err)
+			return nil, usageError("%s: %q: %v", o.flagName("schedule"), o.Schedule, err)
 		}
 		bo, throttle = sch.Backoff, nil
 		if !o.given("attempts") {
 			attempts = sch.Attempts
 		}
 	}
-	if attempts == 0 && o.MaxTime == 0 {
-		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
-	}
 
 	chain, err := o.chain(waiter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
@@ -196,13 +225,22 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 	}
 
-	bkt, limiter, scope, err := o.bucket()
+	bud, err := o.bucket(func(format string, args ...any) {
+		if p.warn != nil {
+			p.warn(format, args...)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.scope = scope
+	p.closer = bud.close
 
+	keepTail := 0
+	if o.Report != "" {
+		keepTail = reportTailLimit // the report shows each attempt's tails
+	}
 	p.strategy = &runner.Strategy{
+		KeepTail:        keepTail,
 		MaxAttempts:     attempts,
 		MaxTime:         o.MaxTime,
 		AttemptTimeout:  o.AttemptTimeout,
@@ -211,17 +249,34 @@ func buildPlan(o *Options) (*plan, error) {
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
 		MaxRetryAfter:   o.MaxRetryAfter,
-		Bucket:          bkt,
-		Limiter:         limiter,
+		Bucket:          bud.bucket,
+		Limiter:         bud.limiter,
+		WaitForRefill:   o.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Consecutive:     o.Consecutive,
+	}
+	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
+		// Each --state invocation makes one attempt: neither a count of
+		// successes in a row nor a hook between attempts is kept.
+		f := "consecutive"
+		if o.OnRetry != "" {
+			f = "on-retry"
+		}
+		return nil, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
+	}
+	if o.given("output") && o.Query == "" {
+		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	if err := o.onRetry(p); err != nil {
 		return nil, err
 	}
 	if o.Report != "" {
 		// Found out now, not after the command ran.
 		if err := checkReportWritable(o.Report); err != nil {
-			return nil, usageError("%s: %v", o.flagRef("report"), err)
+			return nil, usageError("%s: %v", o.flagName("report"), err)
 		}
 	}
 	return p, nil
@@ -262,19 +317,20 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 			}
 		}
 	}
+	if !o.given("max-delay") && maxDelay < delay {
+		maxDelay = delay // a default cap never contradicts the delay the user gave
+	}
 	if kind == "waiter" {
-		if delay <= 0 {
-			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
-		}
-		if maxDelay < delay {
-			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
-		}
+		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
 		wb := backoff.Waiter(delay, maxDelay)
 		return wb, nil, grace, nil
+	}
+	if jitter == "" {
+		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {
@@ -312,11 +368,11 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	if o.Input != "" {
 		raw, err := loadArg(o.Input, o.IO.In)
 		if err != nil {
-			return nil, usageError("%s: %v", o.flagRef("input"), err)
+			return nil, usageError("%s: %v", o.flagName("input"), err)
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, usageError("%s: want JSON or @FILE holding JSON: %v", o.flagRef("input"), err)
+			return nil, usageError("%s: want JSON or @FILE holding JSON: %v", o.flagName("input"), err)
 		}
 		c.Input = v
 	}
@@ -326,56 +382,14 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// bucket builds the retry token bucket and the adaptive rate limiter; with
-// --scope both live in a state file shared by every retry using the scope.
-func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
-	if o.Mode == "off" {
-		if o.Scope != "" {
-			return nil, nil, nil, usageError("%s: a scope shares a token bucket; it needs --mode standard or adaptive", o.flagRef("scope"))
-		}
-		return bucket.NoOp{}, nil, nil, nil
-	}
-	if o.Scope == "" {
-		if o.Mode == "adaptive" {
-			return bucket.NewStandard(0), bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil, nil
-		}
-		return bucket.NewStandard(0), nil, nil, nil
-	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, nil, nil, usageError("%s: %v", o.flagRef("scope"), err)
-	}
-	s, err := bucket.OpenScope(dir, o.Scope, 0)
-	if err != nil {
-		return nil, nil, nil, usageError("%s: %v", o.flagRef("scope"), err)
-	}
-	if o.Mode == "adaptive" {
-		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
-	}
-	return s, nil, s, nil
-}
-
-// stateDir is where scopes keep their state: $RETRY_STATE_DIR, else
-// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
-func stateDir() (string, error) {
-	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "retry"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set RETRY_STATE_DIR")
-	}
-	return filepath.Join(home, ".local", "state", "retry"), nil
-}
-
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
+	if o.TCP != "" || o.given("tcp") {
+		return o.tcpSource(p)
+	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
-			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagRef("url"), strings.Join(runner.RedactArgv(o.Args), " "))
+			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(runner.RedactArgv(o.Args), " "))
 		}
 		if o.Shell {
 			return usageError("--shell: runs a command; it cannot go with --url")
@@ -425,7 +439,8 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	p.final = !live
 	p.source = c
-	p.closer = func() { c.Close() }
+	closeBudget := p.closer
+	p.closer = func() { c.Close(); closeBudget() }
 	return nil
 }
 
@@ -463,7 +478,11 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return nil
 	}
 	if p.query != nil {
-		b, err := p.query.ApplyAttempt(last.Result.Attempt)
+		apply := p.query.ApplyAttempt
+		if o.Output == "text" {
+			apply = p.query.ApplyAttemptText
+		}
+		b, err := apply(last.Result.Attempt)
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
@@ -471,6 +490,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 			return &runner.StreamError{Stream: "stdout", Err: err}
 		}
 		return nil
+	}
+	if p.http && !httpSucceeded(o, out) {
+		// As curl -f: a failed call's body is not the output.
+		return writeBody(o, p, last)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
@@ -483,20 +506,6 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 			return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
 		}
 		return &runner.StreamError{Stream: "stdout", Err: err}
-	}
-	return nil
-}
-
-func listWaiters(o *Options) error {
-	if o.WaiterFile == "" {
-		return usageError("--list-waiters: needs --waiter-file FILE")
-	}
-	wf, err := acceptor.LoadWaiters(o.WaiterFile)
-	if err != nil {
-		return usageError("--waiter-file: %v", err)
-	}
-	for _, n := range wf.Names() {
-		fmt.Fprintln(o.IO.Out, n)
 	}
 	return nil
 }

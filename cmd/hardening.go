@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -232,16 +231,10 @@ func (v stderrView) Write(p []byte) (int, error) {
 // watchSignals turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the run's
 // cancellation (the attempt gets the signal, no other attempt starts, retry
 // exits 128+N); a second one during the grace kills the attempt's process
-// group at once, as timeout(1) and docker do. SIGPIPE is received rather
-// than fatal, so that a write to a closed stdout or stderr fails with EPIPE
-// and retry stops the attempt and exits 141 itself, with nothing left
-// running; attempts still start with SIGPIPE at its default.
-func watchSignals(cancel context.CancelCauseFunc, src runner.Source, log *logger) {
-	sigs := make(chan os.Signal, 4)
-	// Never signal.Stop: it costs ~0.1 ms at exit, and a signal arriving
-	// after the run is over only cancels a finished context.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+// group at once, as timeout(1) and docker do.
+//
+// sigs is the subscription of notifySignals.
+func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, log *logger) {
 	killer, _ := src.(interface{ Kill() bool })
 	go func() {
 		first := true
@@ -282,15 +275,6 @@ func isWriteError(err error) bool {
 	var pe *os.PathError
 	var se *runner.StreamError
 	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
-}
-
-// flagRef names the flag name in a message: "--url", or "RETRY_URL" when
-// the value came from the environment.
-func (o *Options) flagRef(name string) string {
-	if o.fromEnv[name] {
-		return envKey(name)
-	}
-	return "--" + name
 }
 
 func envKey(name string) string {

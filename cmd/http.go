@@ -14,12 +14,12 @@ func (o *Options) httpSource(p *plan) error {
 	}
 	h, err := runner.ParseHeaders(o.Headers)
 	if err != nil {
-		return usageError("%s: %v", o.flagRef("header"), err)
+		return usageError("%s: %v", o.flagName("header"), err)
 	}
 	var body []byte
 	if o.given("data") {
 		if body, err = loadArg(o.Data, o.IO.In); err != nil {
-			return usageError("%s: %v", o.flagRef("data"), err)
+			return usageError("%s: %v", o.flagName("data"), err)
 		}
 	}
 	method := strings.ToUpper(o.Method)
@@ -43,7 +43,7 @@ func (o *Options) httpSource(p *plan) error {
 	if err != nil {
 		var ce *runner.ConfigError
 		if errors.As(err, &ce) {
-			return usageError("%s: %v", o.flagRef(ce.Flag), ce.Err)
+			return usageError("%s: %v", o.flagName(ce.Flag), ce.Err)
 		}
 		return usageError("%v", err)
 	}
@@ -54,6 +54,7 @@ func (o *Options) httpSource(p *plan) error {
 	p.final = true
 	p.describe = []string{method, runner.RedactURL(o.URL)}
 	p.source = src
-	p.closer = func() { src.Close() }
+	closeBudget := p.closer
+	p.closer = func() { src.Close(); closeBudget() }
 	return nil
 }

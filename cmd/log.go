@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -27,8 +26,13 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+	state string    // the --state file of a durable sequence
+	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
 
 	ttyHinted bool // the terminal-stop hint was printed
+
+	retriedTail *tailBuffer // reused by writeAttemptStdout
+	copyBuf     []byte
 }
 
 func newLogger(o *Options, p *plan) *logger {
@@ -36,20 +40,31 @@ func newLogger(o *Options, p *plan) *logger {
 	if p.errOut != nil {
 		w = p.errOut.log() // a line of retry's never continues a child's
 	}
-	return &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	if p.logFile != nil {
+		l.w, l.tty = p.logFile, false
+	}
+	l.ci = newCILog(o, l)
+	return l
 }
 
 // printf writes one line of retry's, its secrets redacted.
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	io.WriteString(l.w, runner.RedactText(fmt.Sprintf("retry: "+format, args...))+"\n")
+	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.ci.before(e)
+	defer l.ci.after(e)
+	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
+		// Output, not a log line: written with -q and whatever the format.
+		l.writeRetriedOutput(e.Record)
+	}
 	if l.o.Quiet {
 		if e.Kind == runner.EventAttemptEnd {
 			l.attemptProblems(e.Record)
@@ -69,7 +84,34 @@ func (l *logger) observe(e runner.Event) {
 		l.attemptEnd(e.Record)
 	case runner.EventEnd:
 		l.end(e.Outcome)
+	case runner.EventBucketWait:
+		l.printf("%v; waiting %s for the refill (--when-empty wait)", e.Empty, formatDuration(e.Wait))
+	case runner.EventHook:
+		l.hook(e)
 	}
+}
+
+// hook logs what --on-retry did: a line when it failed (the run goes on),
+// with -v one when it succeeded.
+func (l *logger) hook(e runner.Event) {
+	h := e.Hook
+	switch {
+	case h.Stopped != nil && !errors.Is(h.Stopped, runner.ErrAttemptTimeout):
+		l.printf("--on-retry before attempt %d: %v after %s", e.Attempt, h.Err, formatDuration(h.Duration))
+	case h.Err != nil:
+		l.printf("--on-retry before attempt %d: %v after %s; the run goes on", e.Attempt, h.Err, formatDuration(h.Duration))
+	case l.o.Verbose:
+		l.printf("--on-retry before attempt %d: exit status 0 in %s", e.Attempt, formatDuration(h.Duration))
+	}
+}
+
+// inARow says how many successes in a row the run has, with --consecutive:
+// " (2/3 in a row)"; "" without.
+func (l *logger) inARow(r *runner.Record) string {
+	if r == nil || l.p.strategy.Consecutive <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d/%d in a row)", r.Streak, l.p.strategy.Consecutive)
 }
 
 func (l *logger) attemptLabel(n int) string {
@@ -89,11 +131,9 @@ func (l *logger) attemptEnd(r *runner.Record) {
 			}
 			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
 		}
-		for _, k := range sortedKeys(r.Result.Info) {
-			// One log line per header: every line keeps the "retry:" prefix.
-			for _, v := range strings.Split(r.Result.Info[k], "\n") {
-				l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, v)
-			}
+		// One log line per header: every line keeps the "retry:" prefix.
+		for _, line := range exchangeLines(r.Result.Info) {
+			l.printf("%s: %s", l.attemptLabel(r.Number), line)
 		}
 	}
 	for _, w := range r.Decision.Warnings {
@@ -104,10 +144,13 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
 	}
-	if d == acceptor.Succeed {
-		return
+	if d == acceptor.Succeed && (l.p.strategy.Consecutive <= 1 || r.Streak >= l.p.strategy.Consecutive) {
+		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
+	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
+	if l.notYet(r) {
+		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
+	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
@@ -121,12 +164,20 @@ func (l *logger) end(out *runner.Outcome) {
 	n := len(out.Attempts)
 	el := formatDuration(out.Elapsed)
 	last := out.Last()
+	if last != nil {
+		n = last.Number // a durable sequence counts its attempts across invocations
+	}
 	switch out.End {
+	case runner.EndScheduled:
+		if last != nil {
+			due := out.Next
+			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
+		}
 	case runner.EndSuccess:
 		if n == 1 {
 			l.printf("succeeded on the first attempt in %s", el)
 		} else {
-			l.printf("succeeded on attempt %d after %s", n, el)
+			l.printf("succeeded on attempt %d after %s%s", n, el, l.inARow(last))
 		}
 	case runner.EndFailure:
 		if last == nil || last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
@@ -149,7 +200,7 @@ func (l *logger) end(out *runner.Outcome) {
 		l.printf("%s on attempt %d after %s: %s", what, n, el, detail)
 	case runner.EndAttempts:
 		msg := "max attempts exceeded"
-		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
 		if l.o.MaxTime > 0 {
@@ -158,9 +209,13 @@ func (l *logger) end(out *runner.Outcome) {
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += "; " + askedFor("the server asked to retry in ", last)
 		}
-		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndBucket:
-		l.printf("gave up after %s in %s: %v (--mode off runs without a token bucket)%s", plural(n, "attempt"), el, out.Err, l.lastState(out))
+		hint := "--when-empty wait waits for the refill"
+		if l.o.WhenEmpty == "wait" {
+			hint = "the refill would come after --max-time " + formatDuration(l.o.MaxTime)
+		}
+		l.printf("gave up after %s in %s: --scope %s: %v (%s)%s", plural(n, "attempt"), el, l.o.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
 		if last != nil {
@@ -181,6 +236,21 @@ func (l *logger) attemptProblems(r *runner.Record) {
 	for _, w := range r.Result.Warnings {
 		l.warn("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
+}
+
+// notYet reports whether r is a wait's poll that no acceptor decided: a
+// successful attempt the fallback polls again. The log calls it "not yet".
+func (l *logger) notYet(r *runner.Record) bool {
+	return l.o.Wait && r.Decision.Acceptor < 0 && r.Decision.Directive == acceptor.RetryServer && !r.Result.Failed
+}
+
+// pending says what a not-yet poll saw: `Table.TableStatus = "CREATING": not
+// yet`, or "not yet" when no path acceptor looked at it.
+func (l *logger) pending(r *runner.Record) string {
+	if p := r.Decision.Pending(); p != "" {
+		return p + ": not yet"
+	}
+	return "not yet"
 }
 
 // lastState names, for a wait that gave up, the last state an acceptor
@@ -211,6 +281,8 @@ func happened(r *runner.Record) string {
 		return "timed out after " + formatDuration(r.Duration)
 	case a.Err != nil:
 		return a.Err.Error()
+	case a.ExitCode < 0 && a.Status == 0:
+		return "connection accepted"
 	case a.Status != 0:
 		s := fmt.Sprintf("HTTP %d", a.Status)
 		if a.ErrorCode != "" {
@@ -264,6 +336,28 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// event writes a line of a durable invocation (--state) that no strategy
+// event carries: text, or with --log-format json an object with event kind
+// and fields. -q silences it.
+func (l *logger) event(kind, text string, fields map[string]any) {
+	if l.o.Quiet {
+		return
+	}
+	if l.o.LogFormat != "json" {
+		l.printf("%s", text)
+		return
+	}
+	obj := map[string]any{"event": kind, "state": l.state, "message": text, "time": time.Now().UTC().Format(time.RFC3339Nano)}
+	for k, v := range fields {
+		obj[k] = v
+	}
+	b, _ := json.Marshal(obj)
+	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
+}
+
 // json writes one JSON object per event.
 func (l *logger) json(e runner.Event) {
 	var obj map[string]any
@@ -272,12 +366,26 @@ func (l *logger) json(e runner.Event) {
 		obj = recordJSON(e.Record)
 		obj["event"] = "attempt"
 		obj["max_attempts"] = l.p.strategy.MaxAttempts
+		if l.notYet(e.Record) {
+			obj["pending"] = l.pending(e.Record)
+		}
 		if l.o.Verbose {
 			obj["trace"] = e.Record.Decision.Trace
 		}
+	case runner.EventBucketWait:
+		obj = map[string]any{"event": "bucket_wait", "attempt": e.Record.Number, "wait_ms": e.Wait.Milliseconds(),
+			"cost": e.Empty.Cost, "available": e.Empty.Available, "capacity": e.Empty.Capacity}
+	case runner.EventHook:
+		obj = map[string]any{"event": "on_retry", "attempt": e.Attempt, "duration_ms": float64(e.Hook.Duration.Microseconds()) / 1000}
+		if e.Hook.Err != nil {
+			obj["error"] = e.Hook.Err.Error()
+		}
 	case runner.EventEnd:
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": len(e.Outcome.Attempts),
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attemptCount(e.Outcome),
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
+		if l.state != "" {
+			obj["state"] = l.state
+		}
 		if e.Outcome.Err != nil {
 			obj["error"] = e.Outcome.Err.Error()
 		}
@@ -286,9 +394,13 @@ func (l *logger) json(e runner.Event) {
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
 	b, _ := json.Marshal(redactJSON(obj))
+	// Every line of retry's JSON log starts with {"retry":EVENT, so that
+	// with the command's stderr on the same stream a reader keeps the lines
+	// starting with {"retry": (README "Machine-readable logs").
+	lead, _ := json.Marshal(obj["event"])
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s\n", b)
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
 }
 
 // sleep sleeps between attempts; on a terminal it shows a status line with
@@ -313,7 +425,14 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 		}
 		label := formatDuration(now().Sub(l.start).Round(100*time.Millisecond)) + " elapsed"
 		if l.last != nil {
-			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), l.last.Decision.Directive)
+			what := l.last.Decision.Directive.String()
+			if l.notYet(l.last) {
+				what = l.pending(l.last)
+			}
+			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
+			if c := l.p.strategy.Consecutive; c > 1 {
+				label += fmt.Sprintf(", %d/%d in a row", l.last.Streak, c)
+			}
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
 		select {
@@ -383,8 +502,18 @@ func recordJSON(r *runner.Record) map[string]any {
 	if r.RetryAfter > 0 {
 		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
 	}
+	if r.Streak > 0 {
+		m["in_a_row"] = r.Streak
+	}
+	if h := r.Hook; h != nil {
+		hook := map[string]any{"duration_ms": float64(h.Duration.Microseconds()) / 1000}
+		if h.Err != nil {
+			hook["error"] = h.Err.Error()
+		}
+		m["on_retry"] = hook
+	}
 	if len(r.Result.Info) > 0 {
-		m["http"] = r.Result.Info
+		m["http"] = infoJSON(r.Result.Info)
 	}
 	return m
 }
@@ -394,6 +523,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	attempts := make([]map[string]any, len(out.Attempts))
 	for i := range out.Attempts {
 		attempts[i] = recordJSON(&out.Attempts[i])
+		addTails(attempts[i], out.Attempts[i].Result.Attempt)
 	}
 	rep := map[string]any{
 		"command":    o.name(),
@@ -404,8 +534,14 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
 		"attempts":   attempts,
 	}
+	if p.strategy.Consecutive > 1 {
+		rep["consecutive"] = p.strategy.Consecutive
+	}
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()
+	}
+	if o.State != "" {
+		rep["state"] = o.State // attempts carry the sequence's numbers
 	}
 	b, err := json.MarshalIndent(redactJSON(rep), "", "  ")
 	if err != nil {

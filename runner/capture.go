@@ -7,7 +7,6 @@ import (
 	"os"
 	"runtime"
 	"slices"
-	"sync"
 )
 
 // ErrCaptureClosed is returned by a Capture's methods after Close.
@@ -44,6 +43,11 @@ type Capture struct {
 	// fails and the Capture keeps the error. 0: no fallback, a spill error
 	// is final.
 	MemoryFallback int64
+	// TailBuf, when set, is reused for the window Tail copies out of
+	// several blocks, instead of a new slice each time: the command source
+	// shares one across its attempts, which run one at a time and whose
+	// windows are dropped (Strategy's forget) before the next one runs.
+	TailBuf *[]byte
 
 	dir       string
 	threshold int64
@@ -107,11 +111,11 @@ func (c *Capture) Write(p []byte) (int, error) {
 	for len(rest) > 0 {
 		last := len(c.chunks) - 1
 		if last < 0 || len(c.chunks[last]) == captureChunk {
+			size := captureChunk
 			if last < 0 {
-				c.chunks = append(c.chunks, make([]byte, 0, captureFirst))
-			} else {
-				c.chunks = append(c.chunks, getChunk())
+				size = captureFirst
 			}
+			c.chunks = append(c.chunks, make([]byte, 0, size))
 			last++
 		}
 		ch := c.chunks[last]
@@ -143,7 +147,6 @@ func (c *Capture) spill() error {
 			return err
 		}
 	}
-	putChunks(c.chunks)
 	c.chunks = nil
 	c.file = f
 	// Hand the blocks back now: a stream that spills tends to be large,
@@ -154,7 +157,7 @@ func (c *Capture) spill() error {
 }
 
 // memTail returns the last window bytes held in memory, copying only when
-// they span blocks.
+// they span blocks (into TailBuf when set).
 func (c *Capture) memTail() []byte {
 	if c.window == 0 || len(c.chunks) == 0 {
 		return nil
@@ -164,7 +167,15 @@ func (c *Capture) memTail() []byte {
 	if len(last) >= want {
 		return last[len(last)-want:]
 	}
-	out := make([]byte, want)
+	var out []byte
+	if c.TailBuf != nil && cap(*c.TailBuf) >= want {
+		out = (*c.TailBuf)[:want]
+	} else {
+		out = make([]byte, want)
+		if c.TailBuf != nil {
+			*c.TailBuf = out
+		}
+	}
 	at := want
 	for i := len(c.chunks) - 1; i >= 0 && at > 0; i-- {
 		ch := c.chunks[i]
@@ -268,8 +279,15 @@ func (c *Capture) Open() (io.ReadCloser, error) {
 	case c.err != nil:
 		return nil, c.err
 	}
-	return io.NopCloser(io.NewSectionReader(c, 0, c.size)), nil
+	return sectionCloser{io.NewSectionReader(c, 0, c.size)}, nil
 }
+
+// sectionCloser is what Open returns: an *io.SectionReader (so a reader can
+// ask its Size and ReadAt the end of the stream without reading it all)
+// whose Close does nothing.
+type sectionCloser struct{ *io.SectionReader }
+
+func (sectionCloser) Close() error { return nil }
 
 // Close drops the memory and the temporary file. It is safe to call more
 // than once; later calls do nothing.
@@ -278,33 +296,12 @@ func (c *Capture) Close() error {
 		return nil
 	}
 	c.closed = true
-	putChunks(c.chunks)
 	c.chunks = nil
 	c.tail = nil
 	if c.file != nil {
 		return c.file.Close()
 	}
 	return nil
-}
-
-// chunkPool recycles the full-size blocks of closed Captures: a run of many
-// attempts with about 1 MiB of output each then reuses the same blocks
-// instead of leaving a MiB of garbage per attempt, which kept peak RSS for
-// 1000 such attempts about 4 MB higher (bench/memory.sh).
-var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, captureChunk); return &b }}
-
-func getChunk() []byte { return (*chunkPool.Get().(*[]byte))[:0] }
-
-// putChunks hands full-size blocks back to the pool. Blocks that Tail or a
-// reader may still hold must not be put: Close and spill are the only
-// callers, after which the Capture's memory is not read.
-func putChunks(chunks [][]byte) {
-	for _, ch := range chunks {
-		if cap(ch) == captureChunk {
-			ch = ch[:0]
-			chunkPool.Put(&ch)
-		}
-	}
 }
 
 // ring keeps the last bytes of a stream in a buffer that grows up to its

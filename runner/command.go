@@ -175,6 +175,7 @@ type commandState struct {
 	pgid      int    // retry's own process group
 	outBuf    []byte // the stdout pump's buffer, allocated when first needed
 	errBuf    []byte // the stderr pump's
+	tailBuf   []byte // the kept stdout's window, when it spans blocks
 }
 
 func (c *Command) killAfter() time.Duration {

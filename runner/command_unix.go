@@ -78,6 +78,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	if c.Stdout == nil || c.KeepStdout {
 		stdout.keep = NewCapture(c.TempDir, c.spillThreshold(), window)
 		stdout.keep.MemoryFallback = c.memoryFallback()
+		stdout.keep.TailBuf = &st.tailBuf
 	}
 	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
 

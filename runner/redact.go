@@ -107,10 +107,22 @@ func RedactURL(s string) string {
 			}
 		}
 	}
-	if at >= 0 {
+	if at >= 0 && !maskedUserInfo(s[start:start+at]) {
 		s = s[:start] + Redacted + s[start+at:]
 	}
 	return redactQuery(s)
+}
+
+// maskedUserInfo reports whether user information already hides its
+// password as "user:xxxxx" (the scope store's way of showing a Redis URL),
+// or is the placeholder of a usage text ("redis://[USER:PASSWORD@]HOST":
+// "[" cannot start real user information).
+func maskedUserInfo(u string) bool {
+	if strings.HasPrefix(u, "[") {
+		return true
+	}
+	_, pass, ok := strings.Cut(u, ":")
+	return ok && pass != "" && strings.Trim(pass, "x") == ""
 }
 
 // redactQuery hides the values of secret parameters in the query of URL s.
