@@ -66,4 +66,3 @@ func cmdWaitDue(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	time.Sleep(d + time.Millisecond)
 }
-
