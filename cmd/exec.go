@@ -164,6 +164,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	switch {
 	case a.TimedOut:
 		return exitTimeout
+	case errors.As(a.Err, new(*runner.StreamError)):
+		return exitIOError // the body could not be kept whole
 	case p.http:
 		return exitFailure
 	case errors.As(a.Err, new(*runner.OutputLimitError)):

@@ -38,6 +38,7 @@ func (o *Options) httpSource(p *plan) error {
 		Insecure:       o.Insecure,
 		Idempotent:     o.Idempotent,
 		IdempotencyKey: o.IdempotencyKey,
+		MaxOutput:      o.MaxOutput,
 		Version:        Version(),
 	})
 	if err != nil {

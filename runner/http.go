@@ -98,6 +98,14 @@ type HTTPConfig struct {
 	// spills to a file; 0 is DefaultSpillThreshold, a negative value
 	// spills at once.
 	SpillThreshold int64
+	// MaxOutput bounds the body kept of a response: a longer one fails the
+	// attempt with an *OutputLimitError (not retried). 0 means
+	// DefaultMaxKeep.
+	MaxOutput int64
+	// MemoryFallback bounds the memory a body may take when its spill file
+	// cannot be written (see Command.MemoryFallback); 0 means
+	// DefaultMemoryFallback.
+	MemoryFallback int64
 	// Window is the size of Attempt.StdoutTail; ≤ 0 is DefaultWindow.
 	Window int
 	// Version goes into the User-Agent, "retry/<Version>"; "" sends
@@ -137,6 +145,8 @@ type HTTP struct {
 	unsafe  bool
 	tempDir string
 	spill   int64
+	maxBody int64 // MaxOutput, or DefaultMaxKeep
+	memory  int64 // MemoryFallback, or DefaultMemoryFallback
 	window  int
 	now     func() time.Time
 
@@ -217,6 +227,13 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	if h.window <= 0 {
 		h.window = DefaultWindow
+	}
+	h.maxBody, h.memory = cfg.MaxOutput, cfg.MemoryFallback
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxKeep
+	}
+	if h.memory <= 0 {
+		h.memory = DefaultMemoryFallback
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -407,6 +424,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	}
 
 	c := NewCapture(h.tempDir, h.spill, h.window)
+	c.MemoryFallback = h.memory
 	res.Release = func() { c.Close() }
 	a.Stdout = c.Open
 	var w io.Writer = c
@@ -419,8 +437,14 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	if h.copyBuf == nil {
 		h.copyBuf = make([]byte, 32<<10)
 	}
-	_, err = io.CopyBuffer(w, src, h.copyBuf)
+	_, err = io.CopyBuffer(w, io.LimitReader(src, h.maxBody+1), h.copyBuf)
 	a.StdoutTail = c.Tail()
+	if err == nil && c.Size() > h.maxBody {
+		limit := &OutputLimitError{Limit: h.maxBody, Kept: h.maxBody == DefaultMaxKeep}
+		a.Failed, a.Err = true, limit
+		res.Info[HTTPInfoError] = limit.Error()
+		return res
+	}
 	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
 		a.ErrorCode, a.ErrorMessage = acceptor.ParseHTTPError(resp.Header, head.buf)
@@ -431,7 +455,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	case src.err != nil: // reading the body
 		return fail(fmt.Errorf("reading the response body: %w", err), IsTransient(err))
 	}
-	return fail(fmt.Errorf("saving the response body: %w", err), false)
+	return fail(&StreamError{Stream: "the response body", Keeping: true, Err: err}, false)
 }
 
 // IsIdempotentMethod reports whether method is one that RFC 9110 calls
