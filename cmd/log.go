@@ -156,7 +156,7 @@ func (l *logger) end(out *runner.Outcome) {
 	switch out.End {
 	case runner.EndScheduled:
 		if last != nil {
-			due := last.Start.Add(last.Duration).Add(last.Delay)
+			due := out.Next
 			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
 		}
 	case runner.EndSuccess:
@@ -325,9 +325,10 @@ func (l *logger) event(kind, text string, fields map[string]any) {
 		obj[k] = v
 	}
 	b, _ := json.Marshal(obj)
+	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s\n", b)
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
 }
 
 // json writes one JSON object per event.
@@ -353,11 +354,7 @@ func (l *logger) json(e runner.Event) {
 			obj["error"] = e.Hook.Err.Error()
 		}
 	case runner.EventEnd:
-		attempts := len(e.Outcome.Attempts)
-		if last := e.Outcome.Last(); last != nil {
-			attempts = last.Number // a durable sequence counts across invocations
-		}
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attempts,
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attemptCount(e.Outcome),
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
 		if l.state != "" {
 			obj["state"] = l.state

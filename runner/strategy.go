@@ -129,6 +129,9 @@ type Outcome struct {
 	// Err carries detail for some ends: the *bucket.EmptyError for
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
+	// Next is when the retry of EndScheduled is due: the time its delay
+	// was planned at plus the delay (a waiter's final poll: the deadline).
+	Next time.Time
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -392,7 +395,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		// The order of seed 000: the delay first, then the token, and only
 		// for a retry that fits the deadline, so that a run ending on its
 		// budget (or on a retry-after hint past it) pays nothing.
-		delay, hint, end := s.plan(r, previous, deadline)
+		plannedAt := s.now()
+		delay, hint, end := s.plan(r, previous, deadline, plannedAt)
 		if end != 0 {
 			token.NotifyFailure()
 			out.End = end
@@ -453,7 +457,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		if s.Resume != nil {
 			// The retry's token was paid; a later invocation makes it.
-			out.End = EndScheduled
+			out.End, out.Next = EndScheduled, plannedAt.Add(delay)
 			return out
 		}
 		if err := s.sleep(ctx, delay); err != nil {
@@ -567,9 +571,8 @@ func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time
 // plan computes the delay after attempt r. It returns a non-zero End when the
 // delay cannot be slept: it would end past the deadline, or the server's hint
 // does.
-func (s *Strategy) plan(r *Record, previous time.Duration, deadline time.Time) (delay, hint time.Duration, end End) {
+func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Time) (delay, hint time.Duration, end End) {
 	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
-	now := s.now()
 	if !deadline.IsZero() {
 		step.Remaining = deadline.Sub(now)
 		if step.Remaining < 0 {
