@@ -218,9 +218,9 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	// --tcp needs none: a connection accepted is the state waited for.
 	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 && o.TCP == "" && !o.given("tcp") {
-		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
+		// (--tcp needs none: a connection accepted is the success state.)
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {

@@ -149,7 +149,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
 	if l.notYet(r) {
-		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
+		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), happened(r), l.pending(r), l.inARow(r))
 	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
