@@ -262,9 +262,18 @@ func SplitPathArg(arg string) (expr, value string, hasValue bool) {
 // parses as one (true, 3, 1.5, "x", null, [1], {"a":1}; numbers become
 // float64), else the string itself with blanks around it trimmed
 // ("running"). Write "\"true\"" to compare with the string true, and
-// "\" x\"" for a string with blanks around it.
+// "\" x\"" for a string with blanks around it. A backquoted VALUE (`1`,
+// `"x"`, as JMESPath writes literals) is the JSON literal between the
+// backquotes; when that is not JSON it is the string between them.
 func ParseExpected(s string) any {
 	var v any
+	if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
+		inner := t[1 : len(t)-1]
+		if err := json.Unmarshal([]byte(inner), &v); err == nil {
+			return v
+		}
+		return strings.TrimSpace(inner)
+	}
 	if err := json.Unmarshal([]byte(s), &v); err == nil {
 		return v
 	}

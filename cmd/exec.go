@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
-	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -31,7 +29,10 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it
-	scope    *bucket.Scope
+	logFile  *os.File // --log-file, nil for stderr
+	// warn reports a problem during the run (a failing scope store),
+	// through the logger once it exists.
+	warn func(format string, args ...any)
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -40,12 +41,38 @@ func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
 	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return err
 	}
 	defer p.closer()
+	if p.logFile != nil {
+		defer p.logFile.Close()
+	}
 
+	if o.State != "" {
+		return runDurable(o, p)
+	}
+	log := newLogger(o, p)
+	out, code := execute(o, p, log)
+	writeReportOrWarn(o, p, out, code, log)
+	return exitFor(code)
+}
+
+// exitFor turns an exit status into Main's error.
+func exitFor(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// execute runs the strategy of p with signals forwarded and logged by log,
+// writes the final stdout, and returns the outcome and its exit status.
+func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 4)
@@ -58,13 +85,13 @@ func runRetry(o *Options) error {
 		}
 	}()
 
-	log := newLogger(o, p)
+	p.warn = log.warn
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final {
+	if p.final && out.End != runner.EndScheduled {
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -72,25 +99,21 @@ func runRetry(o *Options) error {
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
 	}
-	if p.scope != nil {
-		if err := p.scope.Err(); err != nil {
-			log.warn("--scope %s: %v", o.Scope, err)
-		}
-	}
 	code := exitStatus(o, p, out)
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
 	log.ci.finish(o, out, code, log.warn)
+	return out, code
+}
+
+// writeReportOrWarn writes the --report file, if asked for.
+func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
 		}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -107,6 +130,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
 		return exitTimeout
+	case runner.EndScheduled:
+		return exitTempFail
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
@@ -141,6 +166,16 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
+	if err := o.contradictions(); err != nil {
+		return nil, err
+	}
+	if o.LogFile != "" {
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
+	}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
 		if o.Waiter == "" || o.WaiterFile == "" {
@@ -166,7 +201,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Schedule != "" {
+	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
 			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
@@ -176,13 +211,13 @@ func buildPlan(o *Options) (*plan, error) {
 			attempts = sch.Attempts
 		}
 	}
-	if attempts == 0 && o.MaxTime == 0 {
-		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
-	}
 
 	chain, err := o.chain(waiter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
@@ -190,11 +225,15 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 	}
 
-	bkt, limiter, scope, err := o.bucket()
+	bud, err := o.bucket(func(format string, args ...any) {
+		if p.warn != nil {
+			p.warn(format, args...)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.scope = scope
+	p.closer = bud.close
 
 	p.strategy = &runner.Strategy{
 		MaxAttempts:     attempts,
@@ -205,8 +244,9 @@ func buildPlan(o *Options) (*plan, error) {
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
 		MaxRetryAfter:   o.MaxRetryAfter,
-		Bucket:          bkt,
-		Limiter:         limiter,
+		Bucket:          bud.bucket,
+		Limiter:         bud.limiter,
+		WaitForRefill:   o.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
@@ -250,19 +290,20 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 			}
 		}
 	}
+	if !o.given("max-delay") && maxDelay < delay {
+		maxDelay = delay // a default cap never contradicts the delay the user gave
+	}
 	if kind == "waiter" {
-		if delay <= 0 {
-			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
-		}
-		if maxDelay < delay {
-			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
-		}
+		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
 		wb := backoff.Waiter(delay, maxDelay)
 		return wb, nil, grace, nil
+	}
+	if jitter == "" {
+		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {
@@ -318,51 +359,6 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// bucket builds the retry token bucket and the adaptive rate limiter; with
-// --scope both live in a state file shared by every retry using the scope.
-func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
-	if o.Mode == "off" {
-		if o.Scope != "" {
-			return nil, nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
-		}
-		return bucket.NoOp{}, nil, nil, nil
-	}
-	if o.Scope == "" {
-		if o.Mode == "adaptive" {
-			return bucket.NewStandard(0), bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil, nil
-		}
-		return bucket.NewStandard(0), nil, nil, nil
-	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	s, err := bucket.OpenScope(dir, o.Scope, 0)
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	if o.Mode == "adaptive" {
-		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
-	}
-	return s, nil, s, nil
-}
-
-// stateDir is where scopes keep their state: $RETRY_STATE_DIR, else
-// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
-func stateDir() (string, error) {
-	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "retry"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set RETRY_STATE_DIR")
-	}
-	return filepath.Join(home, ".local", "state", "retry"), nil
-}
-
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
 	if o.URL != "" {
@@ -416,7 +412,8 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	p.final = !live
 	p.source = c
-	p.closer = func() { c.Close() }
+	closeBudget := p.closer
+	p.closer = func() { c.Close(); closeBudget() }
 	return nil
 }
 
@@ -457,6 +454,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		}
 		_, err = o.IO.Out.Write(b)
 		return err
+	}
+	if p.http && !httpSucceeded(o, out) {
+		// As curl -f: a failed call's body is not the output.
+		return writeBody(o, p, last)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
