@@ -2,13 +2,13 @@ package cmd
 
 import (
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/bucket"
 )
 
 // fileFlags are the flags whose value is a file to complete; the value is
@@ -79,24 +79,21 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 	return withPrefix(wf.Names(), prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeScope offers the scopes that have state on this machine: the
-// NAME.json files of the state directory (bucket.OpenScope's layout).
-func completeScope(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+// completeScope offers the scopes that have state on this machine
+// (bucket.ListScopes of the state directory). With --scope-store on the
+// line it offers none: TAB never waits on a network store.
+func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if f := c.Flags().Lookup("scope-store"); f != nil && f.Value.String() != "" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	dir, err := stateDir()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	entries, err := os.ReadDir(dir)
+	names, err := bucket.ListScopes(dir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var names []string
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && name != "" {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
