@@ -325,3 +325,12 @@ func (c *ciLog) line(s string) string {
 	}
 	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }
+
+// lineStartOn is lineStart for a line written to w: "" unless w is the
+// stream the markup shares with the attempts' stderr (not a --log-file).
+func (c *ciLog) lineStartOn(w io.Writer) string {
+	if c == nil || w != io.Writer(c.out) {
+		return ""
+	}
+	return c.out.lineStart()
+}
