@@ -110,6 +110,14 @@ type Record struct {
 	RetryAfter time.Duration
 	// Retried reports that another attempt follows this one (after Delay).
 	Retried bool
+	// Streak counts the successful attempts in a row that end with this
+	// one, when Strategy.Consecutive is above 1: a success directive
+	// followed by another attempt has Streak < Consecutive; a retry
+	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
+	Streak int
+	// Hook is what the OnRetry hook did after this attempt, before the
+	// retry; nil when it did not run.
+	Hook *HookResult
 }
 
 // Outcome is what a run produced.
@@ -149,6 +157,8 @@ type Event struct {
 	// Empty what the bucket said (EventBucketWait).
 	Wait  time.Duration
 	Empty *bucket.EmptyError
+	// Hook is what the --on-retry hook did (EventHook).
+	Hook *HookResult
 }
 
 // EventKind tells events apart.
@@ -162,7 +172,23 @@ const (
 	// EventBucketWait: the token bucket cannot pay for the next retry yet
 	// and the run waits for its refill (WaitForRefill).
 	EventBucketWait
+	// EventHook: the OnRetry hook ran before attempt Attempt; Record is the
+	// attempt that was retried.
+	EventHook
 )
+
+// HookResult is what an OnRetry hook did. A hook's failure does not stop the
+// run: the strategy reports it (EventHook) and starts the retry.
+type HookResult struct {
+	// Err says how the hook failed (an exit status, a start failure, a
+	// timeout); nil when it succeeded.
+	Err error
+	// Stopped is the cause that stopped the hook (ErrAttemptTimeout,
+	// ErrDeadline, *Interrupt); nil when it ended by itself.
+	Stopped error
+	// Duration is how long it ran (the strategy sets it).
+	Duration time.Duration
+}
 
 // Strategy is the retry loop of seed 000, shared by retry run and retry
 // wait. The zero value is not useful: Chain and Backoff are required.
@@ -200,6 +226,21 @@ type Strategy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand is the randomness for jitter; required when a backoff jitters.
 	Rand backoff.Rand
+
+	// Consecutive is how many successful attempts in a row end the run in
+	// success (--consecutive); a retry directive in between starts the count
+	// again. 0 and 1: the first success ends the run. A success that is not
+	// yet the Consecutive-th in a row is followed by another attempt after
+	// the backoff's delay, as a retry is, but pays no retry token: the run
+	// has not failed.
+	Consecutive int
+
+	// OnRetry, when set, runs before every retry (--on-retry), after the
+	// delay, bounded by AttemptTimeout and the deadline like an attempt; prev
+	// is the attempt being retried and n the number of the retry. Its
+	// failure is reported (EventHook) and the retry starts anyway; a signal
+	// or the deadline during the hook ends the run.
+	OnRetry func(ctx context.Context, prev *Record, n int) *HookResult
 
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
@@ -269,6 +310,7 @@ func (s *Strategy) observe(e Event) {
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
 	first, previous := 1, time.Duration(0)
+	streak := 0 // successes in a row (Consecutive)
 	if r := s.Resume; r != nil {
 		first, previous = max(r.Attempt, 1), max(r.Previous, 0)
 		if !r.Start.IsZero() {
@@ -321,8 +363,19 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		d := r.Decision.Directive
+		again := false // a success, but not yet Consecutive in a row
+		if s.Consecutive > 1 {
+			switch {
+			case d == acceptor.Succeed:
+				streak++
+				again = streak < s.Consecutive
+			case d.IsRetry():
+				streak = 0
+			}
+			r.Streak = streak
+		}
 		switch {
-		case d == acceptor.Succeed:
+		case d == acceptor.Succeed && !again:
 			token.NotifySuccess()
 			out.End = EndSuccess
 		case d == acceptor.Fail:
@@ -352,7 +405,15 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		planned, throttle := delay, d.IsThrottle()
-		next, err := token.ScheduleRetry(ctx, throttle)
+		var next bucket.Token
+		if again {
+			// The run has not failed: settle this token and take a fresh
+			// one for the next attempt, without a retry's cost.
+			token.NotifySuccess()
+			next, err = bkt.Acquire(ctx)
+		} else {
+			next, err = token.ScheduleRetry(ctx, throttle)
+		}
 		var empty *bucket.EmptyError
 		waited := false
 		if errors.As(err, &empty) && s.WaitForRefill && s.Resume == nil && s.refillFits(empty, delay, deadline) {
@@ -406,7 +467,41 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		previous = planned
+		if s.OnRetry != nil && !again {
+			if err := s.runHook(ctx, r, n+1, deadline); err != nil {
+				token.Cancel() // the retry it paid for does not run
+				out.End, out.Err = s.endFor(ctx, err)
+				return out
+			}
+		}
 	}
+}
+
+// runHook runs the OnRetry hook before retry n, bounded like an attempt,
+// and reports it. It returns the cause when the deadline or a signal came
+// during the hook: then no retry starts.
+func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline time.Time) error {
+	start := s.now()
+	if !deadline.IsZero() && !start.Before(deadline) && s.FinalGrace == 0 {
+		return ErrDeadline
+	}
+	hctx, cancel := s.attemptContext(ctx, start, deadline)
+	res := s.OnRetry(hctx, prev, n)
+	cause := context.Cause(hctx)
+	cancel()
+	if res == nil {
+		res = &HookResult{}
+	}
+	res.Duration = s.now().Sub(start)
+	prev.Hook = res
+	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(cause, ErrDeadline) {
+		return ErrDeadline
+	}
+	return nil
 }
 
 // refillFits reports whether a retry that waits for the bucket's refill
