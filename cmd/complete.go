@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/botocore"
 	"github.com/retry-dev/retry/bucket"
 )
 
@@ -60,7 +61,8 @@ func registerCompletions(c *cobra.Command) {
 }
 
 // completeWaiter offers the names of the waiters in the --waiter-file given
-// earlier on the line (or in RETRY_WAITER_FILE).
+// earlier on the line (or in RETRY_WAITER_FILE); without a file, the
+// built-in waiters.
 func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 	file := ""
 	if f := c.Flags().Lookup("waiter-file"); f != nil {
@@ -70,7 +72,7 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 		file = os.Getenv("RETRY_WAITER_FILE")
 	}
 	if file == "" {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return completeBuiltinWaiter(prefix)
 	}
 	wf, err := acceptor.LoadWaiters(file)
 	if err != nil {
@@ -95,6 +97,33 @@ func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeBuiltinWaiter completes the built-in botocore waiters in two
+// steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
+// spelling.
+func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
+	service, _, named := strings.Cut(prefix, ":")
+	if !named {
+		models, err := botocore.Models()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var words []string
+		for _, m := range models {
+			words = append(words, m.Service+":")
+		}
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	m, _, err := botocore.Service(service)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var words []string
+	for i, name := range m.Names {
+		words = append(words, service+":"+name, service+":"+m.CLINames[i])
+	}
+	return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
 func withPrefix(words []string, prefix string) []string {
