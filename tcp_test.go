@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -13,6 +14,7 @@ import (
 )
 
 func init() {
+	scriptCommands["accepted"] = cmdAccepted
 	scriptCommands["tcplistener"] = cmdTCPListener
 	scriptCommands["tcpblackhole"] = cmdTCPBlackhole
 	scriptPrograms["build"] = buildMain
@@ -70,7 +72,11 @@ func cmdTCPListener(ts *testscript.TestScript, neg bool, args []string) {
 				return
 			}
 			c.Close()
-			os.WriteFile(trigger+".accepted", []byte(strconv.Itoa(n)+"\n"), 0o644)
+			// Atomically: a reader never sees a half-written count.
+			tmp := trigger + ".accepted.tmp"
+			if os.WriteFile(tmp, []byte(strconv.Itoa(n)+"\n"), 0o644) == nil {
+				os.Rename(tmp, trigger+".accepted")
+			}
 		}
 	}()
 	ts.Defer(func() {
@@ -81,6 +87,30 @@ func cmdTCPListener(ts *testscript.TestScript, neg bool, args []string) {
 		<-done
 	})
 	ts.Setenv(args[0]+"_PORT", strconv.Itoa(port))
+}
+
+// cmdAccepted is `accepted TRIGGER N`: it waits until the listener of
+// tcplistener has accepted N connections (the kernel completes a connect
+// before the listener's Accept returns, so a client may finish first), and
+// fails if it accepted more, or not N within 10 seconds.
+func cmdAccepted(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: accepted TRIGGER N")
+	}
+	want, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	file := ts.MkAbs(args[0]) + ".accepted"
+	got := 0
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		b, _ := os.ReadFile(file)
+		got, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		if got >= want {
+			break
+		}
+	}
+	if got != want {
+		ts.Fatalf("%s accepted %d connections, want %d", args[0], got, want)
+	}
 }
 
 // cmdTCPBlackhole is `tcpblackhole NAME`: a listener on 127.0.0.1 ($NAME_PORT)
