@@ -87,6 +87,9 @@ type Step struct {
 	State   State
 	Matched bool
 	Value   string
+	// Expr is the JMESPath expression of a path acceptor, "" for others:
+	// with Value, what a pending wait saw (Table.TableStatus = "CREATING").
+	Expr string `json:",omitempty"`
 }
 
 // Evaluate runs the acceptors in order on a and returns the first decisive
@@ -97,7 +100,11 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 	seen := map[string]bool{}
 	for i, acc := range c.Acceptors {
 		r := acc.Matcher.Match(env)
-		d.Trace = append(d.Trace, Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value})
+		step := Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value}
+		if pm, ok := acc.Matcher.(*PathMatch); ok {
+			step.Expr = pm.Expression()
+		}
+		d.Trace = append(d.Trace, step)
 		if r.Warning != "" && !seen[r.Warning] {
 			// The same problem (stdout is not JSON) is reported once.
 			seen[r.Warning] = true
@@ -227,4 +234,16 @@ func (p *peekReader) Read(b []byte) (int, error) {
 		return 0, p.err
 	}
 	return p.r.Read(b)
+}
+
+// Pending says what the first path acceptor saw in a successful attempt no
+// acceptor matched, as `Table.TableStatus = "CREATING"`; "" when no path
+// acceptor evaluated.
+func (d *Decision) Pending() string {
+	for _, s := range d.Trace {
+		if s.Expr != "" && s.Value != "" {
+			return s.Expr + " = " + s.Value
+		}
+	}
+	return ""
 }

@@ -117,13 +117,27 @@ func httpFallback(a *Attempt) (Directive, string) {
 
 // WaitFallback classifies an attempt no acceptor matched, for retry wait, as
 // Smithy and botocore waiters do: a failed attempt is a failure at once, a
-// successful one a retry. Two exceptions keep a wait polling: an attempt
-// stopped by --attempt-timeout (retry, timeout) and an HTTP transport error
-// that is transient (connection refused while a service starts).
+// successful one a retry ("not yet"). botocore's rule assumes the SDK has
+// already retried transient errors, which a CLI or a plain URL has not, so
+// what RunFallback calls transient keeps a wait polling:
+//
+//   - HTTP: the statuses and errors RunFallback retries (429 and the other
+//     throttling responses, 408, 500, 502, 503, 504, a transient transport
+//     error such as a refused or reset connection);
+//   - commands: a known throttling error code (retry, throttling);
+//   - an attempt stopped by --attempt-timeout (retry, timeout).
 func WaitFallback(a *Attempt) (Directive, string) {
 	switch {
 	case a.TimedOut:
 		return RetryTimeout, "attempt timed out"
+	case a.ExitCode < 0 && (a.Failed || a.Err != nil): // HTTP
+		if d, why := httpFallback(a); d.IsRetry() {
+			return d, why
+		}
+	case a.Err == nil && a.Failed && (throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]):
+		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
+	}
+	switch {
 	case a.Err != nil && a.Transient:
 		return RetryClient, a.Err.Error()
 	case a.Err != nil:

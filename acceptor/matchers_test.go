@@ -210,7 +210,8 @@ func TestChainBucketWaiters(t *testing.T) {
 		{&exists, cmdAWS301, Succeed, "status 301"},
 		{&exists, cmd403, Succeed, "status 403"},
 		{&exists, cmdAWS404, RetryServer, "status 404"},
-		{&exists, cmdThrottled, Fail, "fallback"},
+		{&exists, cmdThrottled, RetryThrottle, "fallback"},
+		{&exists, Attempt{Failed: true, ExitCode: 254, ErrorCode: "AccessDenied"}, Fail, "fallback"},
 		{&notExists, cmdAWS404, Succeed, "status 404"},
 		{&notExists, cmdOK, RetryServer, "fallback"},
 	}

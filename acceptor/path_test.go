@@ -66,6 +66,12 @@ func TestParseExpected(t *testing.T) {
 		{"True", "True"},
 		{"1e400", "1e400"},
 		{"'x'", "'x'"},
+		{"`1`", 1.0},
+		{"`true`", true},
+		{"`\"x\"`", "x"},
+		{"`[1, 2]`", []any{1.0, 2.0}},
+		{"`running`", "running"},
+		{"`", "`"},
 	}
 	for _, tt := range tests {
 		if got := ParseExpected(tt.in); !reflect.DeepEqual(got, tt.want) {

@@ -412,7 +412,7 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 			if err := dec.Decode(&sw); err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
-			w, err := smithyToWaiter(name, op, &sw)
+			w, err := smithyToWaiter(name, op, &sw, shapes)
 			if err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
@@ -424,7 +424,7 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 	return nil
 }
 
-func smithyToWaiter(name, op string, sw *smithyWaiter) (*Waiter, error) {
+func smithyToWaiter(name, op string, sw *smithyWaiter, shapes map[string]smithyShape) (*Waiter, error) {
 	w := &Waiter{Name: name, Smithy: true, Operation: op, Documentation: sw.Documentation,
 		MinDelay: smithyMinDelay, MaxDelay: smithyMaxDelay}
 	for _, d := range []struct {
@@ -448,7 +448,7 @@ func smithyToWaiter(name, op string, sw *smithyWaiter) (*Waiter, error) {
 		return nil, errors.New("no acceptors")
 	}
 	for i, sa := range sw.Acceptors {
-		acc, usesInput, err := smithyAcceptorOf(sa)
+		acc, usesInput, err := smithyAcceptorOf(sa, shapes)
 		if err != nil {
 			return nil, fmt.Errorf("acceptor %d: %v", i+1, err)
 		}
@@ -461,7 +461,7 @@ func smithyToWaiter(name, op string, sw *smithyWaiter) (*Waiter, error) {
 
 // smithyAcceptorOf builds one Smithy acceptor; its Name is the matcher's
 // description.
-func smithyAcceptorOf(sa smithyAcceptor) (acc Acceptor, usesInput bool, err error) {
+func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc Acceptor, usesInput bool, err error) {
 	st, err := waiterState(sa.State)
 	if err != nil {
 		return Acceptor{}, false, err
@@ -500,7 +500,15 @@ func smithyAcceptorOf(sa smithyAcceptor) (acc Acceptor, usesInput bool, err erro
 		if strings.TrimSpace(code) == "" {
 			return Acceptor{}, false, fmt.Errorf("errorType matcher: %q has no shape name", et)
 		}
-		return Acceptor{State: st, Matcher: ErrorMatcher(code), Name: fmt.Sprintf("errorType %q", et)}, false, nil
+		name := fmt.Sprintf("errorType %q", et)
+		m := ErrorMatcher(code)
+		if status := smithyHTTPError(shapes, et); status > 0 {
+			// The AWS CLI reports a modelled error without a body (S3's
+			// HeadBucket NotFound) by its status: An error occurred (404).
+			m = anyMatcher(m, StatusMatcher(Codes{{status, status}}))
+			name = fmt.Sprintf("errorType %q or status %d", et, status)
+		}
+		return Acceptor{State: st, Matcher: m, Name: name}, false, nil
 	}
 	return Acceptor{}, false, fmt.Errorf("unknown matcher %q (want output, inputOutput, success or errorType)", kind)
 }
@@ -557,4 +565,47 @@ func orNone(raw json.RawMessage) string {
 		return "none"
 	}
 	return string(raw)
+}
+
+// smithyHTTPError returns the status of the smithy.api#httpError trait of
+// the error shape errorType names: an absolute shape ID, or a shape name,
+// which matches the one shape of that name (0 when several do); 0 when the
+// shape or the trait is absent.
+func smithyHTTPError(shapes map[string]smithyShape, errorType string) int {
+	shape, ok := shapes[errorType]
+	if !ok && !strings.Contains(errorType, "#") {
+		found := 0
+		for id, sh := range shapes {
+			if strings.HasSuffix(id, "#"+errorType) {
+				shape, found = sh, found+1
+			}
+		}
+		ok = found == 1
+	}
+	if !ok {
+		return 0
+	}
+	var status int
+	if raw := shape.Traits["smithy.api#httpError"]; raw == nil || json.Unmarshal(raw, &status) != nil || status < 100 || status > 599 {
+		return 0
+	}
+	return status
+}
+
+// anyMatcher matches when one of ms matches, with the first match's value;
+// else it reports the first matcher's result.
+func anyMatcher(ms ...Matcher) Matcher {
+	return MatcherFunc(func(env *Env) Result {
+		var first Result
+		for i, m := range ms {
+			r := m.Match(env)
+			if r.Matched {
+				return r
+			}
+			if i == 0 {
+				first = r
+			}
+		}
+		return first
+	})
 }

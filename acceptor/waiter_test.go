@@ -300,7 +300,8 @@ func TestSmithyModel(t *testing.T) {
 		{"failed", stdoutAttempt(`{"status":"failed"}`), Fail, 1, ""},
 		{"creating", stdoutAttempt(`{"status":"creating"}`), RetryServer, 0, ""},
 		{"not found: the name after #", errorAttempt("NotFound"), RetryServer, 3, ""},
-		{"other error", errorAttempt("Throttling"), Fail, 0, ""},
+		{"other error", errorAttempt("AccessDenied"), Fail, 0, ""},
+		{"throttling: polled again", errorAttempt("Throttling"), RetryThrottle, 0, ""},
 	})
 
 	del := loadWaiter(t, "smithy-model.json", "ThingDeleted")
@@ -493,4 +494,31 @@ func TestLoadWaitersErrors(t *testing.T) {
 	if w2, _ := f.Waiter("BucketExists"); w2.Acceptors[0].Matcher == nil {
 		t.Error("Waiter returns the file's own acceptors")
 	}
+}
+
+// TestSmithyErrorTypeHTTPError: an errorType naming an error shape with
+// smithy.api#httpError also matches that status, as the AWS CLI reports S3's
+// HeadBucket NotFound: "An error occurred (404)".
+func TestSmithyErrorTypeHTTPError(t *testing.T) {
+	w := loadWaiter(t, "smithy-s3-head-bucket.json", "BucketNotExists")
+	if got := w.Acceptors[0].Name; got != `waiter BucketNotExists acceptor 1 (errorType "NotFound" or status 404)` {
+		t.Errorf("name %q", got)
+	}
+	runWaiterCases(t, waitChain(w, nil), []waiterCase{
+		{"AWS CLI 404", errorAttempt("404"), Succeed, 1, ""},
+		{"the error code", errorAttempt("NotFound"), Succeed, 1, ""},
+		{"HTTP 404", &Attempt{Number: 1, Failed: true, ExitCode: -1, Status: 404}, Succeed, 1, ""},
+		{"403", errorAttempt("403"), Fail, 0, ""},
+		{"exists", stdoutAttempt(`{}`), RetryServer, 0, ""},
+	})
+	exists := loadWaiter(t, "smithy-s3-head-bucket.json", "BucketExists")
+	runWaiterCases(t, waitChain(exists, nil), []waiterCase{
+		{"AWS CLI 404", errorAttempt("404"), RetryServer, 2, ""},
+		{"exists", stdoutAttempt(`{}`), Succeed, 1, ""},
+	})
+	// Without the trait (smithy-model.json's NotFound), only the name matches.
+	thing := loadWaiter(t, "smithy-model.json", "ThingExists")
+	runWaiterCases(t, waitChain(thing, nil), []waiterCase{
+		{"404 is not NotFound", errorAttempt("404"), Fail, 0, ""},
+	})
 }

@@ -29,6 +29,7 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it
+	logFile  *os.File // --log-file, nil for stderr
 	// warn reports a problem during the run (a failing scope store),
 	// through the logger once it exists.
 	warn func(format string, args ...any)
@@ -40,12 +41,38 @@ func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
 	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return err
 	}
 	defer p.closer()
+	if p.logFile != nil {
+		defer p.logFile.Close()
+	}
 
+	if o.State != "" {
+		return runDurable(o, p)
+	}
+	log := newLogger(o, p)
+	out, code := execute(o, p, log)
+	writeReportOrWarn(o, p, out, code, log)
+	return exitFor(code)
+}
+
+// exitFor turns an exit status into Main's error.
+func exitFor(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// execute runs the strategy of p with signals forwarded and logged by log,
+// writes the final stdout, and returns the outcome and its exit status.
+func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	sigs := make(chan os.Signal, 4)
@@ -58,14 +85,13 @@ func runRetry(o *Options) error {
 		}
 	}()
 
-	log := newLogger(o, p)
 	p.warn = log.warn
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final {
+	if p.final && out.End != runner.EndScheduled {
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -77,15 +103,17 @@ func runRetry(o *Options) error {
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	log.ci.finish(o, out, code, log.warn)
+	return out, code
+}
+
+// writeReportOrWarn writes the --report file, if asked for.
+func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
 		}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -102,6 +130,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
 		return exitTimeout
+	case runner.EndScheduled:
+		return exitTempFail
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
@@ -136,6 +166,16 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
 	p := &plan{closer: func() {}}
+	if err := o.contradictions(); err != nil {
+		return nil, err
+	}
+	if o.LogFile != "" {
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
+	}
 	var waiter *acceptor.Waiter
 	if o.Waiter != "" || o.WaiterFile != "" {
 		if o.Waiter == "" || o.WaiterFile == "" {
@@ -161,7 +201,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Schedule != "" {
+	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
 			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
@@ -171,13 +211,13 @@ func buildPlan(o *Options) (*plan, error) {
 			attempts = sch.Attempts
 		}
 	}
-	if attempts == 0 && o.MaxTime == 0 {
-		return nil, usageError("--attempts 0 (unlimited) needs --max-time: give a time budget, or a number of attempts")
-	}
 
 	chain, err := o.chain(waiter)
 	if err != nil {
 		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
 		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
@@ -250,19 +290,20 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 			}
 		}
 	}
+	if !o.given("max-delay") && maxDelay < delay {
+		maxDelay = delay // a default cap never contradicts the delay the user gave
+	}
 	if kind == "waiter" {
-		if delay <= 0 {
-			return nil, nil, 0, usageError("--delay: the waiter backoff needs a minimum delay > 0")
-		}
-		if maxDelay < delay {
-			return nil, nil, 0, usageError("--max-delay: %s is below --delay %s; the waiter backoff needs minDelay ≤ maxDelay", formatDuration(maxDelay), formatDuration(delay))
-		}
+		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
 		wb := backoff.Waiter(delay, maxDelay)
 		return wb, nil, grace, nil
+	}
+	if jitter == "" {
+		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {
@@ -413,6 +454,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		}
 		_, err = o.IO.Out.Write(b)
 		return err
+	}
+	if p.http && !httpSucceeded(o, out) {
+		// As curl -f: a failed call's body is not the output.
+		return writeBody(o, p, last)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {

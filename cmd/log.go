@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -26,22 +25,35 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+	state string    // the --state file of a durable sequence
+	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	if p.logFile != nil {
+		l.w, l.tty = p.logFile, false
+	}
+	l.ci = newCILog(o, l)
+	return l
 }
 
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(fmt.Sprintf(format, args...)))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.ci.before(e)
+	defer l.ci.after(e)
+	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
+		// Output, not a log line: written with -q and whatever the format.
+		l.writeRetriedOutput(e.Record)
+	}
 	if l.o.Quiet {
 		return
 	}
@@ -80,11 +92,9 @@ func (l *logger) attemptEnd(r *runner.Record) {
 			}
 			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
 		}
-		for _, k := range sortedKeys(r.Result.Info) {
-			// One log line per header: every line keeps the "retry:" prefix.
-			for _, v := range strings.Split(r.Result.Info[k], "\n") {
-				l.printf("%s: %s: %s", l.attemptLabel(r.Number), k, v)
-			}
+		// One log line per header: every line keeps the "retry:" prefix.
+		for _, line := range exchangeLines(r.Result.Info) {
+			l.printf("%s: %s", l.attemptLabel(r.Number), line)
 		}
 	}
 	for _, w := range r.Decision.Warnings {
@@ -98,6 +108,9 @@ func (l *logger) attemptEnd(r *runner.Record) {
 		return
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
+	if l.notYet(r) {
+		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
+	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
@@ -111,7 +124,15 @@ func (l *logger) end(out *runner.Outcome) {
 	n := len(out.Attempts)
 	el := formatDuration(out.Elapsed)
 	last := out.Last()
+	if last != nil {
+		n = last.Number // a durable sequence counts its attempts across invocations
+	}
 	switch out.End {
+	case runner.EndScheduled:
+		if last != nil {
+			due := last.Start.Add(last.Duration).Add(last.Delay)
+			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
+		}
 	case runner.EndSuccess:
 		if n == 1 {
 			l.printf("succeeded on the first attempt in %s", el)
@@ -162,6 +183,21 @@ func (l *logger) end(out *runner.Outcome) {
 		}
 		l.printf("%v%s after %s; no further attempt", out.Err, during, el)
 	}
+}
+
+// notYet reports whether r is a wait's poll that no acceptor decided: a
+// successful attempt the fallback polls again. The log calls it "not yet".
+func (l *logger) notYet(r *runner.Record) bool {
+	return l.o.Wait && r.Decision.Acceptor < 0 && r.Decision.Directive == acceptor.RetryServer && !r.Result.Failed
+}
+
+// pending says what a not-yet poll saw: `Table.TableStatus = "CREATING": not
+// yet`, or "not yet" when no path acceptor looked at it.
+func (l *logger) pending(r *runner.Record) string {
+	if p := r.Decision.Pending(); p != "" {
+		return p + ": not yet"
+	}
+	return "not yet"
 }
 
 // lastState names, for a wait that gave up, the last state an acceptor
@@ -245,6 +281,27 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// event writes a line of a durable invocation (--state) that no strategy
+// event carries: text, or with --log-format json an object with event kind
+// and fields. -q silences it.
+func (l *logger) event(kind, text string, fields map[string]any) {
+	if l.o.Quiet {
+		return
+	}
+	if l.o.LogFormat != "json" {
+		l.printf("%s", text)
+		return
+	}
+	obj := map[string]any{"event": kind, "state": l.state, "message": text, "time": time.Now().UTC().Format(time.RFC3339Nano)}
+	for k, v := range fields {
+		obj[k] = v
+	}
+	b, _ := json.Marshal(obj)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "%s\n", b)
+}
+
 // json writes one JSON object per event.
 func (l *logger) json(e runner.Event) {
 	var obj map[string]any
@@ -253,6 +310,9 @@ func (l *logger) json(e runner.Event) {
 		obj = recordJSON(e.Record)
 		obj["event"] = "attempt"
 		obj["max_attempts"] = l.p.strategy.MaxAttempts
+		if l.notYet(e.Record) {
+			obj["pending"] = l.pending(e.Record)
+		}
 		if l.o.Verbose {
 			obj["trace"] = e.Record.Decision.Trace
 		}
@@ -260,8 +320,15 @@ func (l *logger) json(e runner.Event) {
 		obj = map[string]any{"event": "bucket_wait", "attempt": e.Record.Number, "wait_ms": e.Wait.Milliseconds(),
 			"cost": e.Empty.Cost, "available": e.Empty.Available, "capacity": e.Empty.Capacity}
 	case runner.EventEnd:
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": len(e.Outcome.Attempts),
+		attempts := len(e.Outcome.Attempts)
+		if last := e.Outcome.Last(); last != nil {
+			attempts = last.Number // a durable sequence counts across invocations
+		}
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attempts,
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
+		if l.state != "" {
+			obj["state"] = l.state
+		}
 		if e.Outcome.Err != nil {
 			obj["error"] = e.Outcome.Err.Error()
 		}
@@ -270,9 +337,13 @@ func (l *logger) json(e runner.Event) {
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
 	b, _ := json.Marshal(obj)
+	// Every line of retry's JSON log starts with {"retry":EVENT, so that
+	// with the command's stderr on the same stream a reader keeps the lines
+	// starting with {"retry": (README "Machine-readable logs").
+	lead, _ := json.Marshal(obj["event"])
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%s\n", b)
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
 }
 
 // sleep sleeps between attempts; on a terminal it shows a status line with
@@ -297,7 +368,11 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 		}
 		label := formatDuration(now().Sub(l.start).Round(100*time.Millisecond)) + " elapsed"
 		if l.last != nil {
-			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), l.last.Decision.Directive)
+			what := l.last.Decision.Directive.String()
+			if l.notYet(l.last) {
+				what = l.pending(l.last)
+			}
+			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
 		select {
@@ -368,7 +443,7 @@ func recordJSON(r *runner.Record) map[string]any {
 		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
 	}
 	if len(r.Result.Info) > 0 {
-		m["http"] = r.Result.Info
+		m["http"] = infoJSON(r.Result.Info)
 	}
 	return m
 }
@@ -378,6 +453,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	attempts := make([]map[string]any, len(out.Attempts))
 	for i := range out.Attempts {
 		attempts[i] = recordJSON(&out.Attempts[i])
+		addTails(attempts[i], out.Attempts[i].Result.Attempt)
 	}
 	rep := map[string]any{
 		"command":    o.name(),
@@ -390,6 +466,9 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	}
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()
+	}
+	if o.State != "" {
+		rep["state"] = o.State // attempts carry the sequence's numbers
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

@@ -17,6 +17,7 @@ type Options struct {
 	MaxTime        time.Duration
 	AttemptTimeout time.Duration
 	KillAfter      time.Duration
+	State          string
 
 	// Delay
 	Backoff       string
@@ -48,7 +49,9 @@ type Options struct {
 	Quiet     bool
 	Verbose   bool
 	LogFormat string
+	LogFile   string
 	Report    string
+	CI        string
 
 	// Command forms
 	Shell      bool
@@ -93,11 +96,11 @@ func newOptions(wait bool, io *Streams) *Options {
 		MaxDelay:      20 * time.Second,
 		ThrottleDelay: 5 * time.Second,
 		Multiplier:    2,
-		Jitter:        "full",
 		MaxRetryAfter: 60 * time.Second,
 		Mode:          "standard",
 		WhenEmpty:     "fail",
 		LogFormat:     "text",
+		CI:            "auto",
 		ShellPath:     "/bin/sh",
 		IO:            io,
 		set:           map[string]bool{},
@@ -108,7 +111,7 @@ func newOptions(wait bool, io *Streams) *Options {
 		o.MaxTime = 10 * time.Minute
 		o.Backoff = "waiter"
 		o.Delay = 2 * time.Second
-		o.MaxDelay = 120 * time.Second
+		o.MaxDelay = 30 * time.Second // a waiter model brings its own (Smithy: 120s)
 		o.Mode = "off"
 		o.Stdout = "final"
 	}
@@ -118,17 +121,18 @@ func newOptions(wait bool, io *Streams) *Options {
 // register wires every shared flag to o.
 func (o *Options) register(fs *pflag.FlagSet) {
 	fs.SortFlags = false
-	fs.VarP(countValue{&o.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited and needs --max-time")
+	fs.VarP(countValue{&o.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
 	fs.Var(durationValue{&o.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
 	fs.Var(durationValue{&o.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.StringVar(&o.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy: exponential, constant, linear, fibonacci, decorrelated or waiter")
 	fs.VarP(durationValue{&o.Delay}, "delay", "d", "base delay")
 	fs.Var(durationValue{&o.MaxDelay}, "max-delay", "cap on a delay, before jitter")
 	fs.Var(durationValue{&o.ThrottleDelay}, "throttle-delay", "base delay for throttling retries")
 	fs.Var(floatValue{&o.Multiplier}, "multiplier", "exponential factor")
-	fs.Var(enumValue{&o.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay: full, equal or none")
+	fs.Var(enumValue{&o.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay: full, equal or none (default: full for exponential and decorrelated, none for the others)")
 	fs.StringVar(&o.Schedule, "schedule", "", "compact schedule `'[COUNT] MIN [MAX]'`: COUNT retries, delays doubling from MIN up to MAX (1h), no jitter")
 	fs.Var(durationValue{&o.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
 
@@ -152,7 +156,9 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.BoolVarP(&o.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
 	fs.BoolVarP(&o.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.StringVar(&o.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")

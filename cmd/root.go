@@ -18,14 +18,12 @@ import (
 const (
 	exitOK       = 0
 	exitFailure  = 1
+	exitTempFail = 75 // EX_TEMPFAIL: --state, not due, busy, or a retry scheduled
 	exitTimeout  = 124
 	exitUsage    = 125
 	exitNotExec  = 126
 	exitNotFound = 127
 )
-
-// version is set at build time with -ldflags "-X github.com/retry-dev/retry/cmd.version=…".
-var version = ""
 
 // Version returns retry's version: the one set at build time, else the
 // module version, else "dev".
@@ -100,10 +98,15 @@ until JMESPath acceptors reach a success or failure state.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	// --version has no shorthand: -v is verbose everywhere, also before the
+	// command name (retry -v run …), so the root knows it as a boolean flag
+	// and does not take "run" for its value.
+	root.Flags().Bool("version", false, "print retry's version")
+	root.PersistentFlags().BoolP("verbose", "v", false, "log every acceptor evaluated and the value it saw (also after run or wait)")
 	root.SetOut(io.Out)
 	root.SetErr(io.Err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%s", flagErrorText(err))
+		return usageError("%s", flagErrorTextFor(c, err))
 	})
 	root.SetHelpTemplate(root.HelpTemplate() + exitStatusHelp)
 	switch {
@@ -114,7 +117,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(NewCmdWait(io))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), NewCmdScope(io))
+		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
@@ -126,6 +129,8 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  75       --state: not due yet, busy, or a retry is scheduled for a later
+           invocation
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
   125      retry's own error: bad usage, invalid expression, unreadable waiter file
@@ -133,29 +138,17 @@ Exit status:
   128+N    retry itself received signal N
 `
 
-func newCmdVersion(io *Streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print retry's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			fmt.Fprintln(io.Out, "retry version "+Version())
-			return nil
-		},
-	}
-}
-
 // flagErrorText turns pflag's errors into one line that names the flag and
 // says what is accepted.
 func flagErrorText(err error) string {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		f := iv.GetFlag()
-		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), iv.Unwrap())
+		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), valueProblem(f.Value, iv.Unwrap()))
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {
-		return err.Error() + " (see retry help)"
+		return err.Error() + " (see retry --help)"
 	}
 	s := err.Error()
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

@@ -21,10 +21,15 @@ Each attempt is classified by the acceptor flags, in command-line order, and
 then by the fallbacks: exit 0 succeeds; 126/127 fail; a known throttling error
 code retries (throttling); other non-zero statuses retry (server-side); an
 attempt timeout retries (timeout). Every flag has an environment default
-RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.`,
+RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.
+
+--shell runs /bin/sh -c, which is dash on Debian and Ubuntu: a pipeline's
+status is its last command's ('make test | tee log' succeeds when make
+fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
+'set -o pipefail; …', or run the command without a pipe.`,
 		Example: `  retry run -- curl -sf https://example.com/health
   retry run -n 10 -d 500ms --retry-exit 75 -- ./deploy.sh
-  retry run --shell 'make test | tee log'
+  retry run --shell --shell-path bash 'set -o pipefail; make test | tee test.log'
   retry run --url https://api.example.com/items -X POST --data @item.json --idempotency-key auto`,
 	}
 	return wire(c, o)
@@ -43,15 +48,20 @@ Acceptors are evaluated in command-line order (flags first, then the waiter of
 --waiter-file); the first that matches decides. Path acceptors see only
 successful attempts, error acceptors only failed ones. An unmatched failed
 attempt is a failure at once; an unmatched successful one is polled again.
+A failed attempt that run would call transient is polled again: HTTP 5xx
+(but 501 and 505), 429, 408, throttling error codes, refused or reset
+connections. Without an acceptor or a waiter, wait is a usage error (exit
+125): use retry run to re-run a command until it succeeds.
 Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
-between --delay 2s and min(--max-delay 120s, 2s·2^(attempt-1))), --mode off.`,
+between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a
+waiter model brings its own delays (Smithy's default maxDelay is 120s).`,
 		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter-file ec2-waiters-2.json --waiter InstanceRunning -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --success 'status.phase=Running' --failure 'status.phase=Failed' -- \
       kubectl get pod web -o json
-  retry wait --url http://localhost:8080/health --success 'status=ok'`,
+  retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m`,
 	}
 	return wire(c, o)
 }
@@ -61,6 +71,8 @@ between --delay 2s and min(--max-delay 120s, 2s·2^(attempt-1))), --mode off.`,
 func wire(c *cobra.Command, o *Options) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.register(c.Flags())
+	setGroupedHelp(c)
+	registerCompletions(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
 		if err := o.applyEnv(c.Flags()); err != nil {
@@ -92,7 +104,7 @@ func (o *Options) applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		if e := f.Value.Set(v); e != nil {
-			err = usageError("%s (for --%s): %q: %v", key, f.Name, v, e)
+			err = usageError("%s (for --%s): %q: %v", key, f.Name, v, valueProblem(f.Value, e))
 			return
 		}
 		o.set[f.Name] = true

@@ -61,9 +61,10 @@ type enumValue struct {
 func (v enumValue) String() string { return *v.p }
 func (v enumValue) Type() string   { return "WORD" }
 func (v enumValue) Set(s string) error {
+	w := normalWord(s)
 	for _, a := range v.allowed {
-		if s == a {
-			*v.p = s
+		if w == a {
+			*v.p = a
 			return nil
 		}
 	}

@@ -168,7 +168,7 @@ func TestLimiterPastDeadlineRefunds(t *testing.T) {
 		s := newStrategy(constant(0))
 		s.MaxTime = time.Second
 		s.Bucket = b
-		s.Limiter = &blockingLimiter{}
+		s.Limiter = &firstOnlyLimiter{}
 		out := s.Run(t.Context(), &script{codes: []int{1}, t0: time.Now()})
 		if out.End != EndDeadline {
 			t.Fatalf("end %v", out.End)
@@ -179,11 +179,11 @@ func TestLimiterPastDeadlineRefunds(t *testing.T) {
 	})
 }
 
-// blockingLimiter lets the first send through and blocks every other one
+// firstOnlyLimiter lets the first send through and blocks every other one
 // until ctx ends.
-type blockingLimiter struct{ sent bool }
+type firstOnlyLimiter struct{ sent bool }
 
-func (l *blockingLimiter) Wait(ctx context.Context) error {
+func (l *firstOnlyLimiter) Wait(ctx context.Context) error {
 	if !l.sent {
 		l.sent = true
 		return nil
@@ -192,4 +192,4 @@ func (l *blockingLimiter) Wait(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-func (*blockingLimiter) Update(bool) {}
+func (*firstOnlyLimiter) Update(bool) {}

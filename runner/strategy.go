@@ -71,6 +71,9 @@ const (
 	EndBucket                     // the retry token bucket could not pay for a retry
 	EndDeadline                   // the --max-time budget ran out
 	EndInterrupted                // retry received a signal
+	// EndScheduled: a retry directive in a resumed run (Strategy.Resume);
+	// the retry is left to a later invocation, after the last record's Delay.
+	EndScheduled
 )
 
 func (e End) String() string {
@@ -87,6 +90,8 @@ func (e End) String() string {
 		return "time budget exceeded"
 	case EndInterrupted:
 		return "interrupted"
+	case EndScheduled:
+		return "retry scheduled"
 	}
 	return "unknown"
 }
@@ -195,6 +200,27 @@ type Strategy struct {
 
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
+
+	// Resume, when set, makes Run one step of a sequence that lives across
+	// processes (retry --state): see Resume.
+	Resume *Resume
+}
+
+// Resume makes a Run one step of a durable sequence: it makes the single
+// attempt number Attempt, never sleeps, and instead of sleeping before a
+// retry it ends with EndScheduled, the planned delay in the last record.
+// The adaptive limiter is updated but never waited for. The deadline of
+// MaxTime counts from Start, when the sequence's first attempt started,
+// and the Outcome's Start is Start, so its Elapsed covers the sequence.
+type Resume struct {
+	// Attempt is the sequence's number of the attempt to make (1-based;
+	// values below 1 count as 1). MaxAttempts and the backoff see it.
+	Attempt int
+	// Previous is the delay planned before Attempt (0 for the first).
+	Previous time.Duration
+	// Start is when the sequence's first attempt started; the zero time
+	// means now (a new sequence).
+	Start time.Time
 }
 
 func (s *Strategy) now() time.Time {
@@ -239,6 +265,13 @@ func (s *Strategy) observe(e Event) {
 // attempt's stdout is not released.
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
+	first, previous := 1, time.Duration(0)
+	if r := s.Resume; r != nil {
+		first, previous = max(r.Attempt, 1), max(r.Previous, 0)
+		if !r.Start.IsZero() {
+			out.Start = r.Start
+		}
+	}
 	defer func() {
 		out.Elapsed = s.now().Sub(out.Start)
 		s.observe(Event{Kind: EventEnd, Outcome: out, Time: s.now()})
@@ -257,9 +290,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		out.End, out.Err = s.endFor(ctx, err)
 		return out
 	}
-	var previous time.Duration
-	for n := 1; ; n++ {
-		if s.Limiter != nil {
+	for n := first; ; n++ {
+		if s.Limiter != nil && s.Resume == nil {
 			if err := s.waitLimiter(ctx, deadline); err != nil {
 				// The retry paid for does not run: its cost comes back.
 				token.Cancel()
@@ -270,7 +302,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		rec := s.attempt(ctx, src, n, deadline)
 		out.Attempts = append(out.Attempts, rec)
 		r := &out.Attempts[len(out.Attempts)-1]
-		if n > 1 {
+		if n > first {
 			if prev := &out.Attempts[len(out.Attempts)-2]; prev.Result.Release != nil {
 				prev.Result.Release()
 			}
@@ -319,7 +351,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		next, err := token.ScheduleRetry(ctx, throttle)
 		var empty *bucket.EmptyError
 		waited := false
-		if errors.As(err, &empty) && s.WaitForRefill && s.refillFits(empty, delay, deadline) {
+		if errors.As(err, &empty) && s.WaitForRefill && s.Resume == nil && s.refillFits(empty, delay, deadline) {
 			// --when-empty wait: the retry comes once the bucket has
 			// refilled and the delay has passed, whichever is later.
 			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
@@ -357,6 +389,11 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		if !waited {
 			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		}
+		if s.Resume != nil {
+			// The retry's token was paid; a later invocation makes it.
+			out.End = EndScheduled
+			return out
 		}
 		if err := s.sleep(ctx, delay); err != nil {
 			// The retry this token paid for will not run: give it back.

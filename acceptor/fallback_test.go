@@ -1,0 +1,38 @@
+package acceptor
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestWaitFallback(t *testing.T) {
+	refused := errors.New("connection refused")
+	tests := []struct {
+		name string
+		a    Attempt
+		want Directive
+	}{
+		{"success polls again", Attempt{ExitCode: 0}, RetryServer},
+		{"command error fails", Attempt{ExitCode: 2, Failed: true}, Fail},
+		{"command error code fails", Attempt{ExitCode: 254, Failed: true, ErrorCode: "AccessDenied"}, Fail},
+		{"command throttling code retries", Attempt{ExitCode: 254, Failed: true, ErrorCode: "ThrottlingException"}, RetryThrottle},
+		{"kubectl TooManyRequests retries", Attempt{ExitCode: 1, Failed: true, ErrorCode: "TooManyRequests"}, RetryThrottle},
+		{"command timeout retries", Attempt{ExitCode: 143, Failed: true, TimedOut: true}, RetryTimeout},
+		{"HTTP 200 polls again", Attempt{ExitCode: -1, Status: 200}, RetryServer},
+		{"HTTP 503 retries", Attempt{ExitCode: -1, Status: 503, Failed: true}, RetryServer},
+		{"HTTP 500 retries", Attempt{ExitCode: -1, Status: 500, Failed: true}, RetryServer},
+		{"HTTP 429 throttles", Attempt{ExitCode: -1, Status: 429, Failed: true}, RetryThrottle},
+		{"HTTP 400 throttling code", Attempt{ExitCode: -1, Status: 400, Failed: true, ErrorCode: "ThrottlingException"}, RetryThrottle},
+		{"HTTP 404 fails", Attempt{ExitCode: -1, Status: 404, Failed: true}, Fail},
+		{"HTTP 403 fails", Attempt{ExitCode: -1, Status: 403, Failed: true}, Fail},
+		{"HTTP 501 fails", Attempt{ExitCode: -1, Status: 501, Failed: true}, Fail},
+		{"refused connection retries", Attempt{ExitCode: -1, Failed: true, Err: refused, Transient: true}, RetryClient},
+		{"bad certificate fails", Attempt{ExitCode: -1, Failed: true, Err: errors.New("x509")}, Fail},
+		{"command start failure fails", Attempt{ExitCode: 127, Failed: true, NotStarted: true, Err: errors.New("not found")}, Fail},
+	}
+	for _, tt := range tests {
+		if got, why := WaitFallback(&tt.a); got != tt.want {
+			t.Errorf("%s: WaitFallback = %v (%s), want %v", tt.name, got, why, tt.want)
+		}
+	}
+}

@@ -1,0 +1,125 @@
+package cmd
+
+import (
+	"errors"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// flagAliases maps flag names users bring from other tools (curl, wait-for-it,
+// Debian's retry, GNU timeout) to ours.
+var flagAliases = map[string][]string{
+	"timeout":        {"--attempt-timeout", "--max-time"},
+	"retries":        {"-n/--attempts"},
+	"retry":          {"-n/--attempts"},
+	"tries":          {"-n/--attempts"},
+	"times":          {"-n/--attempts"},
+	"max-retries":    {"-n/--attempts"},
+	"max-attempts":   {"-n/--attempts"},
+	"count":          {"-n/--attempts"},
+	"interval":       {"--delay"},
+	"sleep":          {"--delay"},
+	"wait":           {"--delay"},
+	"initial-delay":  {"--delay"},
+	"retry-delay":    {"--delay"},
+	"max-interval":   {"--max-delay"},
+	"retry-max-time": {"--max-time"},
+	"deadline":       {"--max-time"},
+	"silent":         {"-q/--quiet"},
+	"json":           {"--log-format json"},
+}
+
+// shortAliases does the same for single-letter flags.
+var shortAliases = map[string][]string{
+	"t": {"-n/--attempts"},
+	"r": {"-n/--attempts"},
+	"i": {"--delay"},
+	"s": {"--delay"},
+	"m": {"--max-time"},
+}
+
+// flagErrorTextFor is flagErrorText for command c: an unknown flag gets
+// suggestions and points at c's help.
+func flagErrorTextFor(c *cobra.Command, err error) string {
+	var ne *pflag.NotExistError
+	if !errors.As(err, &ne) {
+		return flagErrorText(err)
+	}
+	var sugg []string
+	switch name := ne.GetSpecifiedName(); {
+	case ne.GetSpecifiedShortnames() != "": // -t
+		sugg = shortAliases[name]
+	case name != "":
+		name = strings.ToLower(name)
+		sugg = append(sugg, flagAliases[name]...)
+		if len(sugg) == 0 {
+			sugg = similarFlags(c.Flags(), name)
+		}
+	}
+	s := ne.Error()
+	if len(sugg) > 0 {
+		s += " (did you mean " + strings.Join(sugg, " or ") + "?)"
+	}
+	return s + "; see " + c.CommandPath() + " --help"
+}
+
+// similarFlags returns the flags of fs whose name is within two edits of
+// name, or has it as a prefix, closest first.
+func similarFlags(fs *pflag.FlagSet, name string) []string {
+	type cand struct {
+		name string
+		d    int
+	}
+	var cs []cand
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		d := editDistance(name, f.Name)
+		if d <= 2 || (len(name) >= 3 && strings.HasPrefix(f.Name, name)) {
+			cs = append(cs, cand{f.Name, d})
+		}
+	})
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].d < cs[j].d })
+	var out []string
+	for i, c := range cs {
+		if i == 3 {
+			break
+		}
+		out = append(out, "--"+c.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// valueProblem says what a flag accepts when its value is refused; for
+// booleans, instead of strconv's "parsing "yes": invalid syntax".
+func valueProblem(v pflag.Value, err error) error {
+	if v.Type() == "bool" {
+		return errors.New("want true or false (or 1, 0, t, f)")
+	}
+	return err
+}
