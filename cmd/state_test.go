@@ -36,7 +36,7 @@ func TestIdentity(t *testing.T) {
 	base := identityOf(t, false, "--", "job", "a b")
 	for _, args := range [][]string{
 		{"-n", "3", "-d", "5s", "--max-time", "1h", "-q", "--report", "r.json", "--", "job", "a b"},
-		{"--schedule", "10 5m 2h", "--jitter", "none", "--mode", "off", "--state", "s.json", "--", "job", "a b"},
+		{"--schedule", "10 5m 2h", "--attempt-timeout", "1m", "--mode", "off", "--state", "s.json", "--", "job", "a b"},
 		{`job "a b"`},
 	} {
 		if got := identityOf(t, false, args...); got != base {
