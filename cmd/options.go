@@ -138,7 +138,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 
 	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
 	fs.StringVar(&o.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
-	fs.StringVar(&o.ScopeStore, "scope-store", "", "where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory)")
+	fs.StringVar(&o.ScopeStore, "scope-store", "", "`URL` of a Redis server keeping the scopes: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory)")
 	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time")
 
 	o.Acceptors.register(fs)
