@@ -25,7 +25,11 @@ func TestLayering(t *testing.T) {
 		// The durable sequence of --state: one step of the runner's loop,
 		// kept in a file. The runner itself does not know it.
 		"runner/durable": {"acceptor", "backoff", "runner"},
-		"cmd":            {"acceptor", "backoff", "bucket", "runner", "runner/durable"},
+		// acceptor/botocore holds the built-in botocore waiter models.
+		"acceptor/botocore": nil,
+		// runner/tcp is the --tcp attempt source.
+		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
+		"cmd":        {"acceptor", "backoff", "bucket", "bucket/redis", "runner", "runner/durable", "runner/tcp", "acceptor/botocore"},
 	}
 	for pkg, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))

@@ -14,7 +14,6 @@ import (
 func init() {
 	scriptPrograms["touchwait"] = touchwaitMain
 	scriptCommands["waitdue"] = cmdWaitDue
-	scriptCommands["chown-nobody"] = cmdChownNobody
 }
 
 // touchwaitMain is `touchwait CREATE WAITFOR [CODE]`: it creates the file
@@ -66,13 +65,4 @@ func cmdWaitDue(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: next attempt due in %v, more than a minute", args[0], d)
 	}
 	time.Sleep(d + time.Millisecond)
-}
-
-// cmdChownNobody is `chown-nobody FILE`: it gives FILE to uid/gid 65534
-// (nobody); it needs root (the script condition [root]).
-func cmdChownNobody(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: chown-nobody FILE")
-	}
-	ts.Check(os.Lchown(ts.MkAbs(args[0]), 65534, 65534))
 }

@@ -169,7 +169,7 @@ func (c *ciLog) after(e runner.Event) {
 			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
 		}
 	case runner.EventEnd:
-		if c.system == ciGitHub && e.Outcome.End != runner.EndSuccess {
+		if c.system == ciGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
 			fmt.Fprintf(c.w, "%s::error title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
 		}
 	}
@@ -179,7 +179,7 @@ func (c *ciLog) after(e runner.Event) {
 // "gave up after 3 attempts (attempts exhausted); last attempt: exit status
 // 1, retry (server-side) [no acceptor matched]".
 func ciEndMessage(out *runner.Outcome) string {
-	n := len(out.Attempts)
+	n := attemptCount(out)
 	var s string
 	switch out.End {
 	case runner.EndFailure:
@@ -211,7 +211,7 @@ func (c *ciLog) finish(o *Options, out *runner.Outcome, code int, warn func(stri
 	if path := c.getenv("GITHUB_OUTPUT"); path != "" {
 		var b strings.Builder
 		for _, kv := range [][2]string{
-			{"attempts", fmt.Sprint(len(out.Attempts))},
+			{"attempts", fmt.Sprint(attemptCount(out))},
 			{"exit-code", fmt.Sprint(code)},
 			{"outcome", out.End.String()},
 		} {
@@ -240,7 +240,7 @@ func writeOutput(b *strings.Builder, name, value string) {
 // stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
 func stepSummary(o *Options, out *runner.Outcome, code int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", o.name(), out.End, plural(len(out.Attempts), "attempt"), code)
+	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", o.name(), out.End, plural(attemptCount(out), "attempt"), code)
 	b.WriteString("| attempt | duration | status | directive | reason | delay |\n")
 	b.WriteString("|---:|---:|---|---|---|---:|\n")
 	for i := range out.Attempts {

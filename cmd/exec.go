@@ -8,7 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
 	"regexp"
 	"strings"
 	"syscall"
@@ -75,10 +74,11 @@ func exitFor(code int) error {
 func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 4)
-	// Never signal.Stop: it costs ~0.1 ms at exit, and a signal arriving
-	// after the run is over only cancels a finished context.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	subscription := o.IO.signals
+	if subscription == nil { // not from Main (tests)
+		subscription = notifySignals()
+	}
+	sigs := subscription.wait()
 	go func() {
 		for s := range sigs {
 			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})
@@ -176,21 +176,9 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 		p.logFile = f
 	}
-	var waiter *acceptor.Waiter
-	if o.Waiter != "" || o.WaiterFile != "" {
-		if o.Waiter == "" || o.WaiterFile == "" {
-			return nil, usageError("--waiter-file and --waiter go together: give the file and the name of a waiter in it (--list-waiters lists them)")
-		}
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
-		if err != nil {
-			return nil, usageError("--waiter-file: %v", err)
-		}
-		if waiter, err = wf.Waiter(o.Waiter); err != nil {
-			return nil, usageError("--waiter: %v", err)
-		}
-		if waiter.UsesInput && o.Input == "" && !o.Quiet {
-			fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", waiter.Name)
-		}
+	waiter, err := o.loadWaiter()
+	if err != nil {
+		return nil, err
 	}
 
 	attempts, err := o.budget(waiter)
@@ -216,7 +204,8 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+	// --tcp needs none: a connection accepted is the state waited for.
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 && o.TCP == "" && !o.given("tcp") {
 		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
@@ -248,8 +237,24 @@ func buildPlan(o *Options) (*plan, error) {
 		Limiter:         bud.limiter,
 		WaitForRefill:   o.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Consecutive:     o.Consecutive,
+	}
+	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
+		// Each --state invocation makes one attempt: neither a count of
+		// successes in a row nor a hook between attempts is kept.
+		f := "consecutive"
+		if o.OnRetry != "" {
+			f = "on-retry"
+		}
+		return nil, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
+	}
+	if o.given("output") && o.Query == "" {
+		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	if err := o.onRetry(p); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -361,6 +366,9 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
+	if o.TCP != "" || o.given("tcp") {
+		return o.tcpSource(p)
+	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
 			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
@@ -448,7 +456,11 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return nil
 	}
 	if p.query != nil {
-		b, err := p.query.ApplyAttempt(last.Result.Attempt)
+		apply := p.query.ApplyAttempt
+		if o.Output == "text" {
+			apply = p.query.ApplyAttemptText
+		}
+		b, err := apply(last.Result.Attempt)
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
@@ -466,18 +478,4 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	defer rc.Close()
 	_, err = io.Copy(o.IO.Out, rc)
 	return err
-}
-
-func listWaiters(o *Options) error {
-	if o.WaiterFile == "" {
-		return usageError("--list-waiters: needs --waiter-file FILE")
-	}
-	wf, err := acceptor.LoadWaiters(o.WaiterFile)
-	if err != nil {
-		return usageError("--waiter-file: %v", err)
-	}
-	for _, n := range wf.Names() {
-		fmt.Fprintln(o.IO.Out, n)
-	}
-	return nil
 }

@@ -28,6 +28,8 @@ type Options struct {
 	Jitter        string
 	Schedule      string
 	MaxRetryAfter time.Duration
+	Consecutive   int
+	OnRetry       string
 
 	// Retry budget
 	Mode       string
@@ -46,6 +48,7 @@ type Options struct {
 	// Output and input
 	Stdout    string
 	Query     string
+	Output    string
 	Quiet     bool
 	Verbose   bool
 	LogFormat string
@@ -57,6 +60,9 @@ type Options struct {
 	Shell      bool
 	ShellPath  string
 	Foreground bool
+
+	// TCP
+	TCP string
 
 	// HTTP
 	URL            string
@@ -83,6 +89,10 @@ type Options struct {
 type Streams struct {
 	In       *os.File
 	Out, Err *os.File
+
+	// signals, when Main set it, is the signal subscription it started
+	// early; nil: runRetry subscribes itself.
+	signals *signals
 }
 
 // newOptions returns the defaults of run (wait false) or wait (wait true).
@@ -97,6 +107,8 @@ func newOptions(wait bool, io *Streams) *Options {
 		ThrottleDelay: 5 * time.Second,
 		Multiplier:    2,
 		MaxRetryAfter: 60 * time.Second,
+		Consecutive:   1,
+		Output:        "json",
 		Mode:          "standard",
 		WhenEmpty:     "fail",
 		LogFormat:     "text",
@@ -135,10 +147,12 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay: full, equal or none (default: full for exponential and decorrelated, none for the others)")
 	fs.StringVar(&o.Schedule, "schedule", "", "compact schedule `'[COUNT] MIN [MAX]'`: COUNT retries, delays doubling from MIN up to MAX (1h), no jitter")
 	fs.Var(durationValue{&o.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
+	fs.Var(positiveValue{&o.Consecutive}, "consecutive", "success only after N successful attempts in a row; a retry in between starts the count again")
+	fs.StringVar(&o.OnRetry, "on-retry", "", "run `'COMMAND STRING'` before every retry (with --shell: by the shell), with RETRY_ATTEMPT, RETRY_EXIT_CODE and RETRY_REASON set; its failure is logged")
 
 	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
 	fs.StringVar(&o.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
-	fs.StringVar(&o.ScopeStore, "scope-store", "", "`URL` of a Redis server keeping the scopes: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory)")
+	fs.StringVar(&o.ScopeStore, "scope-store", "", "`URL` of the store where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory on this machine)")
 	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time")
 
 	o.Acceptors.register(fs)
@@ -150,6 +164,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 
 	if o.Wait {
 		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
+		fs.Var(enumValue{&o.Output, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
 	} else {
 		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
 	}
@@ -164,6 +179,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
 	fs.BoolVar(&o.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
 
+	fs.StringVar(&o.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
 	fs.StringVar(&o.URL, "url", "", "make an HTTP call to `URL` instead of running a command")
 	fs.StringVarP(&o.Method, "request", "X", "", "HTTP `METHOD` (default GET, or POST with --data)")
 	fs.VarP(stringsValue{&o.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")

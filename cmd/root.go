@@ -55,6 +55,9 @@ func usageError(format string, args ...any) error {
 func Main() int {
 	io := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
+		io.signals = notifySignals() // in the background: see signals
+	}
 	root := newCmdRoot(io, args)
 	root.SetArgs(args)
 	err := root.Execute()

@@ -150,8 +150,8 @@ func runDurable(o *Options, p *plan) error {
 		giveUpCode = exitStatus(o, p, &runner.Outcome{End: runner.EndAttempts, Attempts: out.Attempts})
 	}
 	ended := time.Now()
-	if last != nil {
-		ended = last.Start.Add(last.Duration) // the due time the log line shows
+	if end == durable.Scheduled {
+		ended = out.Next.Add(-time.Duration(entry.Delay)) // when the delay was planned
 	}
 	if st.Finish(ended, entry, end, giveUpCode, reason) {
 		if err := fl.Remove(); err != nil {
@@ -202,6 +202,15 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 		return durable.GaveUp, msg
 	}
 	return durable.GaveUp, fmt.Sprintf("%v; last %s", out.Err, what)
+}
+
+// attemptCount is how many attempts out counts: the number of its last
+// attempt, which with --state is the sequence's count across invocations.
+func attemptCount(out *runner.Outcome) int {
+	if last := out.Last(); last != nil {
+		return last.Number
+	}
+	return 0
 }
 
 // attemptOf names attempt n of max: "3/5", or "3" when unlimited.

@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// blockingLimiter never lets an attempt through; it records updates.
-type blockingLimiter struct{ updates int }
+// stuckLimiter never lets an attempt through; it records updates.
+type stuckLimiter struct{ updates int }
 
-func (l *blockingLimiter) Wait(ctx context.Context) error { <-ctx.Done(); return context.Cause(ctx) }
-func (l *blockingLimiter) Update(bool)                    { l.updates++ }
+func (l *stuckLimiter) Wait(ctx context.Context) error { <-ctx.Done(); return context.Cause(ctx) }
+func (l *stuckLimiter) Update(bool)                    { l.updates++ }
 
 // A resumed run makes the one attempt it is given, numbered as in the
 // sequence, and ends with the planned delay instead of sleeping it; the
@@ -19,7 +19,7 @@ func (l *blockingLimiter) Update(bool)                    { l.updates++ }
 func TestResumeSchedulesWithoutSleeping(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &script{codes: []int{1}, t0: time.Now()}
-		lim := &blockingLimiter{}
+		lim := &stuckLimiter{}
 		s := newStrategy(doubling(time.Second))
 		s.Limiter = lim
 		s.Resume = &Resume{Attempt: 3, Previous: 2 * time.Second}
@@ -34,6 +34,9 @@ func TestResumeSchedulesWithoutSleeping(t *testing.T) {
 		r := out.Attempts[0]
 		if r.Number != 3 || r.Delay != 4*time.Second || !r.Retried || got[0] != 3 || got[1] != 5 {
 			t.Errorf("record %d, delay %v, retried %v, source saw %v; want 3, 4s, true, [3 5]", r.Number, r.Delay, r.Retried, got)
+		}
+		if !out.Next.Equal(src.t0.Add(4 * time.Second)) {
+			t.Errorf("next due %v after the start, want 4s", out.Next.Sub(src.t0))
 		}
 		if el := time.Since(src.t0); el != 0 || lim.updates != 1 {
 			t.Errorf("took %v with %d limiter updates; want no time and 1 update", el, lim.updates)

@@ -110,6 +110,14 @@ type Record struct {
 	RetryAfter time.Duration
 	// Retried reports that another attempt follows this one (after Delay).
 	Retried bool
+	// Streak counts the successful attempts in a row that end with this
+	// one, when Strategy.Consecutive is above 1: a success directive
+	// followed by another attempt has Streak < Consecutive; a retry
+	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
+	Streak int
+	// Hook is what the OnRetry hook did after this attempt, before the
+	// retry; nil when it did not run.
+	Hook *HookResult
 }
 
 // Outcome is what a run produced.
@@ -121,6 +129,9 @@ type Outcome struct {
 	// Err carries detail for some ends: the *bucket.EmptyError for
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
+	// Next is when the retry of EndScheduled is due: the time its delay
+	// was planned at plus the delay (a waiter's final poll: the deadline).
+	Next time.Time
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -146,6 +157,8 @@ type Event struct {
 	// Empty what the bucket said (EventBucketWait).
 	Wait  time.Duration
 	Empty *bucket.EmptyError
+	// Hook is what the --on-retry hook did (EventHook).
+	Hook *HookResult
 }
 
 // EventKind tells events apart.
@@ -159,7 +172,23 @@ const (
 	// EventBucketWait: the token bucket cannot pay for the next retry yet
 	// and the run waits for its refill (WaitForRefill).
 	EventBucketWait
+	// EventHook: the OnRetry hook ran before attempt Attempt; Record is the
+	// attempt that was retried.
+	EventHook
 )
+
+// HookResult is what an OnRetry hook did. A hook's failure does not stop the
+// run: the strategy reports it (EventHook) and starts the retry.
+type HookResult struct {
+	// Err says how the hook failed (an exit status, a start failure, a
+	// timeout); nil when it succeeded.
+	Err error
+	// Stopped is the cause that stopped the hook (ErrAttemptTimeout,
+	// ErrDeadline, *Interrupt); nil when it ended by itself.
+	Stopped error
+	// Duration is how long it ran (the strategy sets it).
+	Duration time.Duration
+}
 
 // Strategy is the retry loop of seed 000, shared by retry run and retry
 // wait. The zero value is not useful: Chain and Backoff are required.
@@ -197,6 +226,21 @@ type Strategy struct {
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand is the randomness for jitter; required when a backoff jitters.
 	Rand backoff.Rand
+
+	// Consecutive is how many successful attempts in a row end the run in
+	// success (--consecutive); a retry directive in between starts the count
+	// again. 0 and 1: the first success ends the run. A success that is not
+	// yet the Consecutive-th in a row is followed by another attempt after
+	// the backoff's delay, as a retry is, but pays no retry token: the run
+	// has not failed.
+	Consecutive int
+
+	// OnRetry, when set, runs before every retry (--on-retry), after the
+	// delay, bounded by AttemptTimeout and the deadline like an attempt; prev
+	// is the attempt being retried and n the number of the retry. Its
+	// failure is reported (EventHook) and the retry starts anyway; a signal
+	// or the deadline during the hook ends the run.
+	OnRetry func(ctx context.Context, prev *Record, n int) *HookResult
 
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
@@ -266,6 +310,7 @@ func (s *Strategy) observe(e Event) {
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
 	first, previous := 1, time.Duration(0)
+	streak := 0 // successes in a row (Consecutive)
 	if r := s.Resume; r != nil {
 		first, previous = max(r.Attempt, 1), max(r.Previous, 0)
 		if !r.Start.IsZero() {
@@ -318,8 +363,19 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		d := r.Decision.Directive
+		again := false // a success, but not yet Consecutive in a row
+		if s.Consecutive > 1 {
+			switch {
+			case d == acceptor.Succeed:
+				streak++
+				again = streak < s.Consecutive
+			case d.IsRetry():
+				streak = 0
+			}
+			r.Streak = streak
+		}
 		switch {
-		case d == acceptor.Succeed:
+		case d == acceptor.Succeed && !again:
 			token.NotifySuccess()
 			out.End = EndSuccess
 		case d == acceptor.Fail:
@@ -339,7 +395,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		// The order of seed 000: the delay first, then the token, and only
 		// for a retry that fits the deadline, so that a run ending on its
 		// budget (or on a retry-after hint past it) pays nothing.
-		delay, hint, end := s.plan(r, previous, deadline)
+		plannedAt := s.now()
+		delay, hint, end := s.plan(r, previous, deadline, plannedAt)
 		if end != 0 {
 			token.NotifyFailure()
 			out.End = end
@@ -348,7 +405,15 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		planned, throttle := delay, d.IsThrottle()
-		next, err := token.ScheduleRetry(ctx, throttle)
+		var next bucket.Token
+		if again {
+			// The run has not failed: settle this token and take a fresh
+			// one for the next attempt, without a retry's cost.
+			token.NotifySuccess()
+			next, err = bkt.Acquire(ctx)
+		} else {
+			next, err = token.ScheduleRetry(ctx, throttle)
+		}
 		var empty *bucket.EmptyError
 		waited := false
 		if errors.As(err, &empty) && s.WaitForRefill && s.Resume == nil && s.refillFits(empty, delay, deadline) {
@@ -392,7 +457,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		if s.Resume != nil {
 			// The retry's token was paid; a later invocation makes it.
-			out.End = EndScheduled
+			out.End, out.Next = EndScheduled, plannedAt.Add(delay)
 			return out
 		}
 		if err := s.sleep(ctx, delay); err != nil {
@@ -402,7 +467,41 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		previous = planned
+		if s.OnRetry != nil && !again {
+			if err := s.runHook(ctx, r, n+1, deadline); err != nil {
+				token.Cancel() // the retry it paid for does not run
+				out.End, out.Err = s.endFor(ctx, err)
+				return out
+			}
+		}
 	}
+}
+
+// runHook runs the OnRetry hook before retry n, bounded like an attempt,
+// and reports it. It returns the cause when the deadline or a signal came
+// during the hook: then no retry starts.
+func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline time.Time) error {
+	start := s.now()
+	if !deadline.IsZero() && !start.Before(deadline) && s.FinalGrace == 0 {
+		return ErrDeadline
+	}
+	hctx, cancel := s.attemptContext(ctx, start, deadline)
+	res := s.OnRetry(hctx, prev, n)
+	cause := context.Cause(hctx)
+	cancel()
+	if res == nil {
+		res = &HookResult{}
+	}
+	res.Duration = s.now().Sub(start)
+	prev.Hook = res
+	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(cause, ErrDeadline) {
+		return ErrDeadline
+	}
+	return nil
 }
 
 // refillFits reports whether a retry that waits for the bucket's refill
@@ -472,9 +571,8 @@ func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time
 // plan computes the delay after attempt r. It returns a non-zero End when the
 // delay cannot be slept: it would end past the deadline, or the server's hint
 // does.
-func (s *Strategy) plan(r *Record, previous time.Duration, deadline time.Time) (delay, hint time.Duration, end End) {
+func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Time) (delay, hint time.Duration, end End) {
 	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
-	now := s.now()
 	if !deadline.IsZero() {
 		step.Remaining = deadline.Sub(now)
 		if step.Remaining < 0 {

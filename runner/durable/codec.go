@@ -119,6 +119,8 @@ func (s *State) validate() error {
 		return fmt.Errorf("pid %d is negative", s.PID)
 	case s.Exit < 0 || s.Exit > 255:
 		return fmt.Errorf("exit_status %d is not an exit status", s.Exit)
+	case s.Status.Terminal() && s.Exit == 0:
+		return fmt.Errorf("%s with exit_status 0", s.Status)
 	case s.Status == Running && s.Attempts == 0:
 		return errors.New("running with no attempt made")
 	case s.Attempts > 0 && s.Started.IsZero():

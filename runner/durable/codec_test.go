@@ -63,6 +63,7 @@ func TestDecodeCorrupt(t *testing.T) {
 		"exit status":    {edit(`"exit_status": 1`, `"exit_status": 300`), "not an exit status"},
 		"trailing":       {append(append([]byte{}, good...), "{}"...), "after top-level value"},
 		"last entry":     {edit(`"attempts": 1`, `"attempts": 2`), "not the last attempt 2"},
+		"ended, exit 0":  {bytes.Replace(edit(`"status": "pending"`, `"status": "failed"`), []byte(`"exit_status": 1`), []byte(`"exit_status": 0`), 1), "failed with exit_status 0"},
 	} {
 		_, err := durable.Decode(c.b)
 		var ce *durable.CorruptError
