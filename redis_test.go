@@ -18,6 +18,7 @@ import (
 
 func init() {
 	scriptCommands["redis"] = cmdRedis
+	scriptCommands["chownnobody"] = cmdChownNobody
 	scriptCommands["idle"] = cmdIdle
 	scriptVars = append(scriptVars, "RETRY_SCOPE", "RETRY_SCOPE_STORE", "RETRY_WHEN_EMPTY", "XDG_STATE_HOME")
 }
@@ -148,6 +149,17 @@ func ping(addr string) error {
 		return fmt.Errorf("PING answered %q", line)
 	}
 	return nil
+}
+
+// cmdChownNobody is `chownnobody PATH...`: it gives PATH to uid/gid 65534
+// (nobody), to plant state another user owns. Scripts guard with [!root].
+func cmdChownNobody(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: chownnobody PATH...")
+	}
+	for _, p := range args {
+		ts.Check(os.Lchown(ts.MkAbs(p), 65534, 65534))
+	}
 }
 
 // cmdIdle is `idle D`: it lets D pass. For scripts whose subject is time

@@ -168,7 +168,7 @@ func TestLimiterPastDeadlineRefunds(t *testing.T) {
 		s := newStrategy(constant(0))
 		s.MaxTime = time.Second
 		s.Bucket = b
-		s.Limiter = &firstOnlyLimiter{}
+		s.Limiter = &blockingLimiter{}
 		out := s.Run(t.Context(), &script{codes: []int{1}, t0: time.Now()})
 		if out.End != EndDeadline {
 			t.Fatalf("end %v", out.End)
@@ -179,11 +179,11 @@ func TestLimiterPastDeadlineRefunds(t *testing.T) {
 	})
 }
 
-// firstOnlyLimiter lets the first send through and blocks every other one
+// blockingLimiter lets the first send through and blocks every other one
 // until ctx ends.
-type firstOnlyLimiter struct{ sent bool }
+type blockingLimiter struct{ sent bool }
 
-func (l *firstOnlyLimiter) Wait(ctx context.Context) error {
+func (l *blockingLimiter) Wait(ctx context.Context) error {
 	if !l.sent {
 		l.sent = true
 		return nil
@@ -192,4 +192,4 @@ func (l *firstOnlyLimiter) Wait(ctx context.Context) error {
 	return context.Cause(ctx)
 }
 
-func (*firstOnlyLimiter) Update(bool) {}
+func (*blockingLimiter) Update(bool) {}
