@@ -36,6 +36,9 @@ func TestScripts(t *testing.T) {
 			if cond == "race" {
 				return raceEnabled, nil
 			}
+			if cond == "root" {
+				return os.Geteuid() == 0, nil
+			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Setup: func(env *testscript.Env) error {

@@ -61,6 +61,11 @@ type Chain struct {
 	// Decode parses stdout into the document that path acceptors see. nil
 	// means DecodeJSON. Empty stdout is never passed to Decode: it is {}.
 	Decode func(r io.Reader) (any, error)
+
+	// literals: the required literals of the output acceptors, found in
+	// one pass over each window; built at the first Evaluate.
+	literals      *chainLiterals
+	literalsBuilt bool
 }
 
 // Decision is the outcome of evaluating a chain on one attempt.
@@ -95,7 +100,10 @@ type Step struct {
 // Evaluate runs the acceptors in order on a and returns the first decisive
 // answer, or the fallback's. It never returns NoDecision.
 func (c *Chain) Evaluate(a *Attempt) Decision {
-	env := &Env{Attempt: a, input: c.Input, decode: c.Decode}
+	if !c.literalsBuilt {
+		c.literals, c.literalsBuilt = newChainLiterals(c.Acceptors), true
+	}
+	env := &Env{Attempt: a, input: c.Input, decode: c.Decode, literals: c.literals}
 	d := Decision{Acceptor: -1}
 	seen := map[string]bool{}
 	for i, acc := range c.Acceptors {
@@ -142,6 +150,9 @@ type Env struct {
 	parsed bool
 	doc    any
 	docErr error
+
+	literals *chainLiterals
+	found    [2][]bool // which of literals' literals each window holds
 }
 
 // NewEnv returns an Env for a, for tests and callers outside a Chain.

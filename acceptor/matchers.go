@@ -1,6 +1,7 @@
 package acceptor
 
 import (
+	"bytes"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -45,26 +46,110 @@ func ExitMatcher(codes Codes) Matcher {
 // regexp re, stdout first; either counts, whether the attempt failed or not.
 // Value is the matched text, quoted and cut to about 80 bytes; Detail names
 // the stream. A nil re never matches.
+//
+// The literals every match of re must contain (regexp/syntax; see
+// requiredLiterals) are looked for first: a window without any of them
+// cannot match, and the regexp does not run on it. In a Chain, the
+// literals of all its output acceptors are found in one pass over each
+// window (an Aho-Corasick scan), so 100 patterns over a 1 MiB window read
+// it once instead of running 100 regexps over it: bench
+// BenchmarkOutputAcceptors, 100 patterns over 1 MiB, about 1.5 ms instead
+// of 6 s.
 func OutputMatcher(re *regexp.Regexp) Matcher {
-	return MatcherFunc(func(env *Env) Result {
-		a := envAttempt(env)
-		if a == nil || re == nil {
-			return Result{}
+	m := &outputMatcher{re: re}
+	if re != nil {
+		m.lits = requiredLiterals(re)
+	}
+	return m
+}
+
+type outputMatcher struct {
+	re   *regexp.Regexp
+	lits []string // one of these is in every match; nil: unknown
+}
+
+func (m *outputMatcher) Match(env *Env) Result {
+	a := envAttempt(env)
+	if a == nil || m.re == nil {
+		return Result{}
+	}
+	for i, s := range []struct {
+		name string
+		tail []byte
+	}{{"stdout", a.StdoutTail}, {"stderr", a.StderrTail}} {
+		if !env.mayMatch(m, i, s.tail) {
+			continue
 		}
-		for _, s := range []struct {
-			name string
-			tail []byte
-		}{{"stdout", a.StdoutTail}, {"stderr", a.StderrTail}} {
-			if loc := re.FindIndex(s.tail); loc != nil {
-				return Result{
-					Matched: true,
-					Value:   strconv.Quote(truncateUTF8(string(s.tail[loc[0]:loc[1]]), maxShownMatch)),
-					Detail:  fmt.Sprintf("%s matched %q", s.name, re.String()),
-				}
+		if loc := m.re.FindIndex(s.tail); loc != nil {
+			return Result{
+				Matched: true,
+				Value:   strconv.Quote(truncateUTF8(string(s.tail[loc[0]:loc[1]]), maxShownMatch)),
+				Detail:  fmt.Sprintf("%s matched %q", s.name, m.re.String()),
 			}
 		}
-		return Result{Value: fmt.Sprintf("no match in %d bytes of stdout, %d of stderr", len(a.StdoutTail), len(a.StderrTail))}
-	})
+	}
+	return Result{Value: fmt.Sprintf("no match in %d bytes of stdout, %d of stderr", len(a.StdoutTail), len(a.StderrTail))}
+}
+
+// chainLiterals is the one literal scanner of a chain's output acceptors.
+type chainLiterals struct {
+	scanner *literalScanner
+	ids     map[*outputMatcher][]int
+}
+
+// newChainLiterals collects the required literals of the output acceptors
+// in acc; nil when none has any.
+func newChainLiterals(acc []Acceptor) *chainLiterals {
+	var lits []string
+	ids := map[*outputMatcher][]int{}
+	for _, a := range acc {
+		m, ok := a.Matcher.(*outputMatcher)
+		if !ok || m.lits == nil || ids[m] != nil {
+			continue
+		}
+		for _, l := range m.lits {
+			ids[m] = append(ids[m], len(lits))
+			lits = append(lits, l)
+		}
+	}
+	if len(lits) == 0 {
+		return nil
+	}
+	sc := newLiteralScanner(lits)
+	if sc == nil {
+		return nil
+	}
+	return &chainLiterals{scanner: sc, ids: ids}
+}
+
+// mayMatch reports whether window (stream 0: stdout, 1: stderr) holds one
+// of m's required literals, scanning each window once per Env for all the
+// chain's literals; true when m has none.
+func (e *Env) mayMatch(m *outputMatcher, stream int, window []byte) bool {
+	if m.lits == nil {
+		return true
+	}
+	ids := []int(nil)
+	if e.literals != nil {
+		ids = e.literals.ids[m]
+	}
+	if ids == nil { // outside a chain: look for each literal
+		for _, l := range m.lits {
+			if bytes.Contains(window, []byte(l)) {
+				return true
+			}
+		}
+		return false
+	}
+	if e.found[stream] == nil {
+		e.found[stream] = e.literals.scanner.scan(window)
+	}
+	for _, id := range ids {
+		if e.found[stream][id] {
+			return true
+		}
+	}
+	return false
 }
 
 // ErrorMatcher matches on the error code of an attempt (--success-error and

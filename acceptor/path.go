@@ -438,76 +438,6 @@ func checkFunctions(v reflect.Value) error {
 	return walk(n)
 }
 
-// astNode reads a go-jmespath ASTNode. The library keeps its AST fields
-// unexported (nodeType, value, children); reflection reads them without
-// modifying anything. asASTNode checks the shape first, so a future
-// version with another layout makes callers fall back (no function checks
-// at compile time, no pruning of documents) rather than fail.
-type astNode struct{ v reflect.Value }
-
-func asASTNode(v reflect.Value) (astNode, bool) {
-	t := v.Type()
-	if t.Kind() != reflect.Struct {
-		return astNode{}, false
-	}
-	nt, ok1 := t.FieldByName("nodeType")
-	val, ok2 := t.FieldByName("value")
-	ch, ok3 := t.FieldByName("children")
-	if !ok1 || !ok2 || !ok3 || nt.Type.Kind() != reflect.Int || val.Type.Kind() != reflect.Interface ||
-		ch.Type.Kind() != reflect.Slice || ch.Type.Elem() != t {
-		return astNode{}, false
-	}
-	return astNode{v}, true
-}
-
-func (n astNode) kind() int64 { return n.v.FieldByName("nodeType").Int() }
-
-func (n astNode) children() []astNode {
-	c := n.v.FieldByName("children")
-	out := make([]astNode, c.Len())
-	for i := range out {
-		out[i] = astNode{c.Index(i)}
-	}
-	return out
-}
-
-// str returns the node's value when it is a string (field and function
-// names, multi-select keys).
-func (n astNode) str() (string, bool) {
-	v := n.v.FieldByName("value")
-	if v.IsNil() || v.Elem().Kind() != reflect.String {
-		return "", false
-	}
-	return v.Elem().String(), true
-}
-
-// intValue returns the node's value when it is an integer (comparator
-// tokens, indexes).
-func (n astNode) intValue() (int64, bool) {
-	v := n.v.FieldByName("value")
-	if v.IsNil() || v.Elem().Kind() != reflect.Int {
-		return 0, false
-	}
-	return v.Elem().Int(), true
-}
-
-// scalarLiteral reports whether the node is a literal null, boolean, number
-// or string.
-func (n astNode) scalarLiteral() bool {
-	if n.kind() != int64(jmespath.ASTLiteral) {
-		return false
-	}
-	v := n.v.FieldByName("value")
-	if v.IsNil() {
-		return true
-	}
-	switch v.Elem().Kind() {
-	case reflect.Bool, reflect.Float64, reflect.String:
-		return true
-	}
-	return false
-}
-
 // shownJSON writes v as compact JSON for logs, cut after about limit bytes
 // with "…"; a limit ≤ 0 means no limit. Object keys are sorted and nothing
 // is HTML-escaped. Values that are not JSON (NaN, a JMESPath expression
@@ -527,9 +457,9 @@ func shownJSON(v any, limit int) string {
 	return s
 }
 
-// jsonWriter writes JSON values as encoding/json does (sorted keys, the
-// same number format) but without HTML escaping, and stops early once past
-// limit. It records values that JSON cannot hold in bad.
+// jsonWriter writes JSON values as encoding/json does (sorted keys;
+// scalars are encoding/json's own) but without HTML escaping, and stops
+// early once past limit, so showing a large document costs what is shown. It records values that JSON cannot hold in bad.
 type jsonWriter struct {
 	b     *bytes.Buffer
 	limit int
@@ -553,9 +483,9 @@ func (w *jsonWriter) value(v any) {
 			w.b.WriteString(w.bad)
 			return
 		}
-		w.b.Write(appendJSONFloat(nil, v))
+		writeJSONScalar(w.b, v)
 	case string:
-		writeJSONString(w.b, v)
+		writeJSONScalar(w.b, v)
 	case []any:
 		w.b.WriteByte('[')
 		for i, e := range v {
@@ -579,7 +509,7 @@ func (w *jsonWriter) value(v any) {
 			if i > 0 {
 				w.b.WriteByte(',')
 			}
-			writeJSONString(w.b, k)
+			writeJSONScalar(w.b, k)
 			w.b.WriteByte(':')
 			w.value(v[k])
 			if w.full() {
@@ -593,60 +523,12 @@ func (w *jsonWriter) value(v any) {
 	}
 }
 
-// appendJSONFloat formats f as encoding/json does.
-func appendJSONFloat(b []byte, f float64) []byte {
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
+// writeJSONScalar writes a string or a number as encoding/json does,
+// without HTML escaping; the trailing newline of Encode is dropped.
+func writeJSONScalar(b *bytes.Buffer, v any) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(v) == nil {
+		b.Truncate(b.Len() - 1)
 	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// clean up e-09 to e-9
-		n := len(b)
-		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
-		}
-	}
-	return b
-}
-
-// writeJSONString writes s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 as U+FFFD, the rest as is.
-func writeJSONString(b *bytes.Buffer, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b.WriteByte('\\')
-				b.WriteByte(c)
-			case c == '\n':
-				b.WriteString(`\n`)
-			case c == '\r':
-				b.WriteString(`\r`)
-			case c == '\t':
-				b.WriteString(`\t`)
-			case c < 0x20 || c == 0x7f:
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[c>>4])
-				b.WriteByte(hex[c&0xf])
-			default:
-				b.WriteByte(c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b.WriteString(`\ufffd`)
-		} else {
-			b.WriteString(s[i : i+size])
-		}
-		i += size
-	}
-	b.WriteByte('"')
 }

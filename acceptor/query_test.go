@@ -82,3 +82,37 @@ func TestQueryApplyAttempt(t *testing.T) {
 		t.Errorf("not JSON: got %v", err)
 	}
 }
+
+func TestQueryApplyText(t *testing.T) {
+	doc := map[string]any{
+		"s": "ACTIVE", "n": 3.5, "b": true, "z": nil,
+		"l":   []any{"a b", 1.0, false, nil, []any{"x"}, map[string]any{"k": "v"}},
+		"o":   map[string]any{"k": "v\t\"q\""},
+		"e":   []any{},
+		"nan": nil,
+	}
+	for _, c := range []struct{ expr, want string }{
+		{"s", "ACTIVE\n"},
+		{"n", "3.5\n"},
+		{"b", "true\n"},
+		{"z", "\n"},
+		{"missing", "\n"},
+		{"l", "a b\n1\nfalse\n\n[\"x\"]\n{\"k\":\"v\"}\n"},
+		{"o", "{\"k\":\"v\\t\\\"q\\\"\"}\n"},
+		{"e", ""},
+		{"[s, n]", "ACTIVE\n3.5\n"},
+	} {
+		q, err := NewQuery(c.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := q.ApplyText(doc)
+		if err != nil || string(got) != c.want {
+			t.Errorf("%s: got %q, %v; want %q", c.expr, got, err, c.want)
+		}
+	}
+	q, _ := NewQuery("avg(e)")
+	if got, err := q.ApplyText(doc); err == nil {
+		t.Errorf("avg([]) as text: got %q, want an error (NaN)", got)
+	}
+}

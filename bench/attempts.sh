@@ -6,7 +6,9 @@
 #   - retry run --attempts 1000 --delay 0 --mode off -- /bin/false
 #     (--mode off: the standard token bucket would stop a single process
 #     after 36 attempts, which is the point of it, but not what is timed here)
-# Also: `retry run -- true` against `true` alone, and peak RSS.
+# (`retry run -- true` against `true` alone: bench/startup.sh.) Also the
+# peak RSS and the accuracy of a planned delay.
+# The tools are interleaved round by round (bench/lib.sh).
 # Usage: bench/attempts.sh [ROUNDS]   (ROUNDS of each, median reported)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,30 +23,20 @@ command -v /usr/bin/time >/dev/null || { (DEBIAN_FRONTEND=noninteractive apt-get
 
 . bench/lib.sh
 
-loop() { for _ in $(seq 1000); do /bin/false; done; }
-export -f loop
-
-t_loop=$(median bash -c loop)
-t_ours=$(median "$R" run -q --attempts 1000 --delay 0 --mode off -- /bin/false)
-if [ -x /usr/bin/retry ]; then
-	# Debian's retry: -t is the number of retries after the first try.
-	t_deb=$(median /usr/bin/retry -t 999 -d 0 -- /bin/false)
-else
-	t_deb=""
-fi
-t_true1=$(median bash -c 'for _ in $(seq 200); do /bin/true; done')
-t_rtrue=$(median bash -c "for _ in \$(seq 200); do $R run -q -- /bin/true; done")
+loop() { local i; for ((i = 0; i < 1000; i++)); do /bin/false; done; }
+args=("bash loop" "loop" "retry run" "$R run -q --attempts 1000 --delay 0 --mode off -- /bin/false")
+# Debian's retry: -t N makes N attempts in total (its man page says "the
+# number of times to retry", but `retry -t 3 -- false` runs false 3 times).
+[ -x /usr/bin/retry ] && args+=("Debian retry" "/usr/bin/retry -t 1000 -d 0 -- /bin/false")
+interleave "${args[@]}"
+t_loop=${t[bash loop]} t_ours=${t[retry run]} t_deb=${t[Debian retry]:-}
 
 per() { awk -v t="$1" 'BEGIN {printf "%.1f", t * 1000000 / 1000}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", a / b}'; }
-echo "1000 attempts of /bin/false, median of $rounds rounds (µs per attempt):"
+echo "1000 attempts of /bin/false, median of $rounds interleaved rounds (µs per attempt):"
 printf '  %-28s %8s µs\n' "bash loop" "$(per "$t_loop")"
 [ -n "$t_deb" ] && printf '  %-28s %8s µs\n' "Debian retry" "$(per "$t_deb")"
 printf '  %-28s %8s µs\n' "retry run" "$(per "$t_ours")"
-echo "ratios: retry/bash-loop $(ratio "$t_ours" "$t_loop")x" \
-	"${t_deb:+, Debian-retry/bash-loop $(ratio "$t_deb" "$t_loop")x, retry/Debian-retry $(ratio "$t_ours" "$t_deb")x}"
-over=$(awk -v a="$t_rtrue" -v b="$t_true1" 'BEGIN {printf "%.3f", (a - b) * 1000 / 200}')
-echo "retry run -- true vs true alone: +$over ms per invocation (200 invocations each)"
+echo "ratios: retry/bash-loop $(ratio "$t_ours" "$t_loop")x${t_deb:+, Debian-retry/bash-loop $(ratio "$t_deb" "$t_loop")x, retry/Debian-retry $(ratio "$t_ours" "$t_deb")x}"
 
 if command -v /usr/bin/time >/dev/null; then
 	rss=$( { /usr/bin/time -f %M "$R" run -q --attempts 1000 --delay 0 --mode off -- /bin/false || true; } 2>&1 >/dev/null | tail -1)

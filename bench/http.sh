@@ -5,7 +5,8 @@
 #   - curl --retry (one process; curl's own retry); curl cannot retry
 #     without sleeping (--retry-delay takes whole seconds, and 0 means its
 #     default backoff from 1s), so it is timed with 3 retries, 1s apart
-# and the peak RSS of retry with a 1 GiB response body in final mode.
+# and the peak RSS of retry with a 1 GiB response body in final mode. The
+# tools are interleaved round by round (bench/lib.sh).
 # Usage: bench/http.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,13 +22,12 @@ for _ in $(seq 100); do [ -s "$out/url" ] && break; sleep 0.05; done
 url=$(cat "$out/url")
 
 . bench/lib.sh
-loop() { for _ in $(seq 1000); do curl -sf "$1/500" >/dev/null; done; }
-export -f loop
-t_loop=$(median bash -c 'loop "$0"' "$url")
-t_curl=$(median curl -sf --retry 3 --retry-delay 1 "$url/500")
-t_ours=$(median "$R" run -q --attempts 1000 --delay 0 --mode off --url "$url/500")
+loop() { local i; for ((i = 0; i < 1000; i++)); do curl -sf "$url/500" >/dev/null; done; }
+interleave "curl loop" "loop" "curl --retry" "curl -sf --retry 3 --retry-delay 1 $url/500" \
+	"retry" "$R run -q --attempts 1000 --delay 0 --mode off --url $url/500"
+t_loop=${t[curl loop]} t_curl=${t[curl --retry]} t_ours=${t[retry]}
 per() { awk -v t="$1" 'BEGIN {printf "%.1f", t * 1000}'; }
-echo "1000 attempts against a local 500, median of $rounds rounds (µs per attempt):"
+echo "1000 attempts against a local 500, median of $rounds interleaved rounds (µs per attempt):"
 printf '  %-26s %8s µs\n' "bash loop of curl -sf" "$(per "$t_loop")" "retry run --url" "$(per "$t_ours")"
 awk -v a="$t_loop" -v b="$t_ours" 'BEGIN {printf "retry is %.1fx cheaper per attempt than the curl loop\n", a / b}'
 awk -v c="$t_curl" 'BEGIN {printf "curl --retry 3 --retry-delay 1: %.2f s for 4 attempts (its floor is 1 s per retry)\n", c}'

@@ -3,7 +3,8 @@
 # (100 000 instances), evaluated with
 #   retry wait --attempts 1 --success-all 'Reservations[].Instances[].State.Name=running' -- cat doc.json
 # side by side with jp and jq (Debian packages, installed if missing)
-# computing the same projection. Reports median wall time and peak RSS.
+# computing the same projection, interleaved round by round. Reports median
+# wall time and peak RSS.
 # Usage: bench/wait.sh [ROUNDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -48,29 +49,30 @@ PY
 fi
 echo "document: $(du -m "$doc" | cut -f1) MB, 100000 instances"
 
-# measure CMD...: prints "median_seconds peak_rss_kb"
-measure() {
-	local -a ts=() rs=()
-	for _ in $(seq "$rounds"); do
-		local line
-		/usr/bin/time -o "$out/time.txt" -f '%e %M' "$@" >/dev/null 2>&1 || true
-		line=$(tail -1 "$out/time.txt")
-		ts+=("${line% *}"); rs+=("${line#* }")
-	done
-	printf '%s %s\n' "$(printf '%s\n' "${ts[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')" \
-		"$(printf '%s\n' "${rs[@]}" | sort -g | tail -1)"
-}
+# The tools are timed round by round, the order rotating (as bench/lib.sh
+# interleave does), each run under /usr/bin/time for its peak RSS.
 expr='Reservations[].Instances[].State.Name'
-read -r t_ours m_ours < <(measure "$R" wait -q --attempts 1 --success-all "$expr=running" -- cat "$doc")
 "$R" wait -q --attempts 1 --success-all "$expr=running" -- cat "$doc" || { echo "retry wait did not succeed"; exit 1; }
-printf '%-12s %6.2f s %6d MB\n' "retry wait" "$t_ours" "$((m_ours / 1024))"
-if command -v jp >/dev/null; then
-	read -r t_jp m_jp < <(measure jp -f "$doc" "$expr")
-	printf '%-12s %6.2f s %6d MB\n' "jp" "$t_jp" "$((m_jp / 1024))"
-	awk -v a="$t_ours" -v b="$t_jp" -v c="$m_ours" -v d="$m_jp" 'BEGIN {printf "retry/jp: time %.2fx, peak memory %.2fx\n", a / b, c / d}'
-fi
-if command -v jq >/dev/null; then
-	read -r t_jq m_jq < <(measure jq '[.Reservations[].Instances[].State.Name]' "$doc")
-	printf '%-12s %6.2f s %6d MB\n' "jq" "$t_jq" "$((m_jq / 1024))"
-	awk -v a="$t_ours" -v b="$t_jq" -v c="$m_ours" -v d="$m_jq" 'BEGIN {printf "retry/jq: time %.2fx, peak memory %.2fx\n", a / b, c / d}'
-fi
+names=("retry wait"); cmds=("$R wait -q --attempts 1 --success-all '$expr=running' -- cat $doc")
+command -v jp >/dev/null && { names+=(jp); cmds+=("jp -f $doc '$expr'"); }
+command -v jq >/dev/null && { names+=(jq); cmds+=("jq '[.Reservations[].Instances[].State.Name]' $doc"); }
+k=${#names[@]}
+declare -A ts rs
+for ((r = 0; r < rounds; r++)); do
+	for ((j = 0; j < k; j++)); do
+		i=$(((j + r) % k))
+		eval "/usr/bin/time -o $out/time.txt -f '%e %M' ${cmds[$i]}" >/dev/null 2>&1 || true
+		line=$(tail -1 "$out/time.txt")
+		ts[$i]+="${line% *} "; rs[$i]+="${line#* } "
+	done
+done
+med() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+top() { printf '%s\n' $1 | sort -g | tail -1; }
+for ((i = 0; i < k; i++)); do
+	tm[$i]=$(med "${ts[$i]}"); mm[$i]=$(top "${rs[$i]}")
+	printf '%-12s %6.2f s %6d MB\n' "${names[$i]}" "${tm[$i]}" "$((mm[$i] / 1024))"
+done
+for ((i = 1; i < k; i++)); do
+	awk -v n="${names[$i]}" -v a="${tm[0]}" -v b="${tm[$i]}" -v c="${mm[0]}" -v d="${mm[$i]}" \
+		'BEGIN {printf "retry/%s: time %.2fx, peak memory %.2fx\n", n, a / b, c / d}'
+done

@@ -13,6 +13,7 @@ package bucket
 import (
 	"context"
 	"fmt"
+	"time"
 )
 
 // Bucket hands out retry tokens.
@@ -24,13 +25,18 @@ type Bucket interface {
 
 // Token is one attempt's claim on a bucket. Exactly one of its methods is
 // called, once. The tokens of Standard and Scope tolerate more calls: after
-// the first, NotifySuccess and NotifyFailure do nothing and ScheduleRetry
-// returns ErrTokenResolved, taking nothing.
+// the first, NotifySuccess, NotifyFailure and Cancel do nothing and
+// ScheduleRetry returns ErrTokenResolved, taking nothing.
 type Token interface {
 	// ScheduleRetry takes the cost of a retry from the bucket and returns the
 	// token for the next attempt. throttling selects the throttling cost. An
-	// empty bucket returns an *EmptyError.
+	// empty bucket returns an *EmptyError and leaves the token unresolved,
+	// so that the caller may wait for the refill and try again.
 	ScheduleRetry(ctx context.Context, throttling bool) (Token, error)
+	// Cancel gives back what the retry that produced this token cost: the
+	// attempt it paid for will not run (the run ended on a signal or its
+	// deadline while waiting for it).
+	Cancel()
 	// NotifySuccess returns to the bucket what this run's retries cost (or
 	// the first-try refund).
 	NotifySuccess()
@@ -45,6 +51,9 @@ type EmptyError struct {
 	Cost      int // what the retry would have cost
 	Available int // what the bucket held
 	Capacity  int
+	// Refill is how long the bucket needs to earn the missing tokens at
+	// RefillRate, if no other run takes them first.
+	Refill time.Duration
 }
 
 func (e *EmptyError) Error() string {
@@ -65,4 +74,7 @@ var (
 	_ Bucket  = (*Scope)(nil)
 	_ Limiter = (*Adaptive)(nil)
 	_ Limiter = (*ScopeLimiter)(nil)
+	_ Bucket  = (*Shared)(nil)
+	_ Limiter = (*Shared)(nil)
+	_ Store   = (*Scope)(nil)
 )

@@ -14,3 +14,4 @@ type noopToken struct{}
 func (t noopToken) ScheduleRetry(context.Context, bool) (Token, error) { return t, nil }
 func (noopToken) NotifySuccess()                                       {}
 func (noopToken) NotifyFailure()                                       {}
+func (noopToken) Cancel()                                              {}

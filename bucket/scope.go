@@ -26,6 +26,8 @@ const scopeVersion = 1
 type scopeState struct {
 	Version int   `json:"version"`
 	Bucket  quota `json:"bucket"`
+	// Updated is when a process last changed the state.
+	Updated time.Time `json:"updated,omitzero"`
 	// Adaptive is the shared adaptive limiter; absent until a limiter of
 	// the scope records its first response.
 	Adaptive *adaptiveState `json:"adaptive,omitempty"`
@@ -56,7 +58,9 @@ type scopeState struct {
 // A Scope is safe for concurrent use.
 type Scope struct {
 	path     string
+	name     string
 	capacity int
+	now      func() time.Time
 
 	// mu serialises this value's users: a flock belongs to the open file,
 	// which goroutines sharing one would share.
@@ -64,32 +68,56 @@ type Scope struct {
 	err error // first error of a method that cannot return one
 }
 
+// ScopeOptions configures OpenScope. The zero value is a bucket of
+// DefaultCapacity on the real clock.
+type ScopeOptions struct {
+	// Capacity is the most tokens this process lets the bucket hold; ≤ 0
+	// means DefaultCapacity.
+	Capacity int
+	// Now returns the current time, for the refill and the adaptive
+	// limiter; nil means time.Now.
+	Now func() time.Time
+}
+
 // OpenScope opens the scope name in dir, creating dir (mode 0700, as are
-// missing parents; an existing dir is left as it is) and the file
-// dir/name.json (mode 0600) when missing. capacity ≤ 0 means
-// DefaultCapacity. A name that is empty or holds a path separator or a NUL
-// byte is refused with an error wrapping ErrScopeName; an I/O failure
-// (dir not creatable, file not writable, no file locks on this platform) is
+// missing parents) and the file dir/name.json (mode 0600) when missing.
+// A name that is empty or holds a path separator or a NUL byte is refused
+// with an error wrapping ErrScopeName. A directory or file that is not this
+// user's, a file that is not a regular file (a FIFO, a device, a symlink),
+// or a directory others may write to that this user does not own, is
+// refused with an error wrapping ErrUntrusted; the modes of a directory
+// and a file this user owns are set to 0700 and 0600. An I/O failure (dir
+// not creatable, file not writable, no file locks on this platform) is
 // returned as well.
-func OpenScope(dir, name string, capacity int) (*Scope, error) {
+func OpenScope(dir, name string, opts ScopeOptions) (*Scope, error) {
 	if err := checkScopeName(name); err != nil {
 		return nil, err
-	}
-	if capacity <= 0 {
-		capacity = DefaultCapacity
 	}
 	if dir == "" {
 		return nil, errors.New("scope directory is empty")
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("scope %q: %w", name, err)
+	if err := makeStateDir(dir); err != nil {
+		return nil, err
 	}
-	s := &Scope{path: filepath.Join(dir, name+".json"), capacity: capacity}
+	s := &Scope{path: filepath.Join(dir, name+".json"), name: name, capacity: StandardOptions{Capacity: opts.Capacity}.capacity(), now: StandardOptions{Now: opts.Now}.now()}
 	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// makeStateDir creates dir (0700) when missing and checks that it can be
+// trusted: ours, and private (its mode is fixed when it is ours).
+func makeStateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	return checkStateDir(dir)
+}
+
+// CheckName returns an error wrapping ErrScopeName when name cannot name a
+// scope: empty, or holding a path separator or a NUL byte.
+func CheckName(name string) error { return checkScopeName(name) }
 
 func checkScopeName(name string) error {
 	switch {
@@ -116,13 +144,15 @@ func (s *Scope) Acquire(context.Context) (Token, error) {
 	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
 		return nil, err
 	}
-	return &token{pool: s, refund: NoRetryIncrement}, nil
+	return newToken(s), nil
 }
 
-// Available returns the tokens the shared bucket holds now.
+// Available returns the tokens the shared bucket holds now, refill
+// included.
 func (s *Scope) Available() (int, error) {
 	var n int
 	err := s.modify(func(st *scopeState) bool {
+		st.Bucket.refill(s.now())
 		n = st.Bucket.Available
 		return false
 	})
@@ -137,10 +167,16 @@ func (s *Scope) Err() error {
 	return s.err
 }
 
-func (s *Scope) take(_ context.Context, cost int) error {
+func (s *Scope) take(ctx context.Context, cost int) error { return s.Take(ctx, cost) }
+
+func (s *Scope) give(n int) { s.record(s.Give(context.Background(), n)) }
+
+// Take refills the shared bucket and takes cost tokens from it, or returns
+// an *EmptyError and takes nothing (Store). ctx is unused.
+func (s *Scope) Take(_ context.Context, cost int) error {
 	var empty error
 	err := s.modify(func(st *scopeState) bool {
-		empty = st.Bucket.take(cost)
+		empty = st.Bucket.take(s.now(), cost)
 		return empty == nil
 	})
 	if err != nil {
@@ -149,11 +185,51 @@ func (s *Scope) take(_ context.Context, cost int) error {
 	return empty
 }
 
-func (s *Scope) give(n int) {
-	s.record(s.modify(func(st *scopeState) bool {
-		st.Bucket.give(n)
+// Give refills the shared bucket and returns n tokens to it, capped at
+// capacity (Store). ctx is unused.
+func (s *Scope) Give(_ context.Context, n int) error {
+	return s.modify(func(st *scopeState) bool {
+		st.Bucket.give(s.now(), n)
 		return true
-	}))
+	})
+}
+
+// Send takes a send token of the scope's adaptive limiter, or says how
+// long until one is there (Store). ctx is unused.
+func (s *Scope) Send(_ context.Context) (ok bool, wait time.Duration, err error) {
+	err = s.modify(func(st *scopeState) bool {
+		now := s.now()
+		a, fresh := st.adaptive(now)
+		if !a.Enabled {
+			ok = true
+			return fresh
+		}
+		ok, wait = a.acquire(now)
+		return true
+	})
+	return ok, wait, err
+}
+
+// Record records a response in the scope's adaptive limiter (Store). ctx
+// is unused.
+func (s *Scope) Record(_ context.Context, throttled bool) error {
+	return s.modify(func(st *scopeState) bool {
+		now := s.now()
+		a, _ := st.adaptive(now)
+		a.update(now, throttled)
+		return true
+	})
+}
+
+// Info returns what `retry scope show` prints of the scope, refilled at
+// now; nothing is written.
+func (s *Scope) Info() (ScopeInfo, error) {
+	var info ScopeInfo
+	err := s.modify(func(st *scopeState) bool {
+		info = st.info(s.name, s.now())
+		return false
+	})
+	return info, err
 }
 
 // record keeps err as the scope's error if it is the first.
@@ -174,6 +250,9 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	f, err := s.lock()
+	if errors.Is(err, ErrUntrusted) {
+		return err // names the file already
+	}
 	if err != nil {
 		return fmt.Errorf("scope %s: %w", s.path, err)
 	}
@@ -185,6 +264,7 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 	if !fn(st) {
 		return nil
 	}
+	st.Updated = s.now()
 	data, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("scope %s: %w", s.path, err)
@@ -204,8 +284,17 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 func (s *Scope) lock() (*os.File, error) {
 	const tries = 10
 	for range tries {
-		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow, 0o600)
+		// O_NONBLOCK: a FIFO planted at the path must not hang the open;
+		// checkStateFile then refuses it.
+		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow|openNonBlock, 0o600)
 		if err != nil {
+			if isSymlinkLoop(err) {
+				return nil, fmt.Errorf("%w: %s is a symbolic link; remove it", ErrUntrusted, s.path)
+			}
+			return nil, err
+		}
+		if err := checkStateFile(f); err != nil {
+			f.Close()
 			return nil, err
 		}
 		if err := lockFile(f); err != nil {
@@ -228,25 +317,37 @@ func (s *Scope) lock() (*os.File, error) {
 // read returns the state in f, or a fresh one if f holds none that is
 // usable. The bucket is clamped to this process's capacity.
 func (s *Scope) read(f *os.File) (*scopeState, error) {
-	data, err := io.ReadAll(f)
+	data, err := io.ReadAll(io.LimitReader(f, maxScopeFile))
 	if err != nil {
 		return nil, err
 	}
+	return parseScopeState(data, s.capacity, s.now()), nil
+}
+
+// maxScopeFile bounds what is read of a scope file: a state is a few
+// hundred bytes, and anything larger is not one.
+const maxScopeFile = 64 << 10
+
+// parseScopeState reads a scope file's content. Content that is empty, not
+// JSON, of another version, or holding impossible numbers gives a full
+// bucket of capacity refilled at now; a valid state is clamped to capacity,
+// and an impossible adaptive state is dropped. It never fails.
+func parseScopeState(data []byte, capacity int, now time.Time) *scopeState {
 	st := &scopeState{}
 	// A decoder, not Unmarshal: it ignores what follows the first value,
 	// the tail of a longer state left by a writer that died between its
 	// write and its truncate.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if len(data) == 0 || dec.Decode(st) != nil || st.Version != scopeVersion || st.Bucket.Available < 0 {
-		st = &scopeState{Bucket: quota{Available: s.capacity}}
+		st = &scopeState{Bucket: quota{Available: capacity, RefilledAt: now}}
 	}
 	st.Version = scopeVersion
-	st.Bucket.Capacity = s.capacity
-	st.Bucket.Available = min(st.Bucket.Available, s.capacity)
+	st.Bucket.Capacity = capacity
+	st.Bucket.Available = min(st.Bucket.Available, capacity)
 	if st.Adaptive != nil && !st.Adaptive.valid() {
 		st.Adaptive = nil
 	}
-	return st, nil
+	return st
 }
 
 // scopeIdleReset is how long a scope's adaptive state may go unused before

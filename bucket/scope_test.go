@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // scopeChild makes 15 runs on scope "s" in dir, each a retry (14), a
 // throttling retry (5) and a success (refund 5): 14 tokens net per run.
 func scopeChild(dir string) int {
-	s, err := OpenScope(dir, "s", 1000)
+	s, err := OpenScope(dir, "s", ScopeOptions{Capacity: 1000, Now: frozenClock})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -84,7 +84,7 @@ func TestScopeAcrossProcesses(t *testing.T) {
 
 func openScope(t *testing.T, dir, name string, capacity int) *Scope {
 	t.Helper()
-	s, err := OpenScope(dir, name, capacity)
+	s, err := OpenScope(dir, name, ScopeOptions{Capacity: capacity, Now: frozenClock})
 	if err != nil {
 		t.Fatalf("OpenScope: %v", err)
 	}
@@ -103,12 +103,12 @@ func scopeAvailable(t *testing.T, s *Scope) int {
 func TestOpenScopeNames(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"", "a/b", "../x", "/abs", `a\b`, "a\x00b", "x/"} {
-		if s, err := OpenScope(dir, name, 0); !errors.Is(err, ErrScopeName) || s != nil {
+		if s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock}); !errors.Is(err, ErrScopeName) || s != nil {
 			t.Errorf("OpenScope(%q) = %v, %v; want ErrScopeName", name, s, err)
 		}
 	}
 	for _, name := range []string{"deploy", "ci.prod", "..x", "with space", "ünïcode"} {
-		s, err := OpenScope(dir, name, 0)
+		s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock})
 		if err != nil {
 			t.Errorf("OpenScope(%q): %v", name, err)
 			continue
@@ -121,7 +121,7 @@ func TestOpenScopeNames(t *testing.T) {
 	if len(entries) != 5 {
 		t.Errorf("dir holds %d entries, want 5 (refused names create nothing)", len(entries))
 	}
-	if _, err := OpenScope("", "x", 0); err == nil {
+	if _, err := OpenScope("", "x", ScopeOptions{Capacity: 0, Now: frozenClock}); err == nil {
 		t.Error("OpenScope with an empty dir succeeded")
 	}
 }
@@ -149,14 +149,22 @@ func TestOpenScopePermissions(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
 		}
 	}
-	// An existing directory is left as it is.
+	// An existing directory and file of ours that others could read or
+	// write are made private (issue 9 #14).
 	open := t.TempDir()
-	if err := os.Chmod(open, 0o755); err != nil {
+	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(open, "x.json"), nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Join(open, "x.json"), 0o666) // past the umask
 	openScope(t, open, "x", 0)
-	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o755 {
-		t.Errorf("existing dir mode changed to %v", fi.Mode().Perm())
+	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
+		t.Errorf("existing dir mode is %v, want 0700", fi.Mode().Perm())
+	}
+	if fi, _ := os.Stat(filepath.Join(open, "x.json")); fi.Mode().Perm() != 0o600 {
+		t.Errorf("existing file mode is %v, want 0600", fi.Mode().Perm())
 	}
 }
 
@@ -169,7 +177,7 @@ func TestScopeRefusesSymlink(t *testing.T) {
 	if err := os.Symlink(target, filepath.Join(dir, "s.json")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenScope(dir, "s", 0); err == nil {
+	if _, err := OpenScope(dir, "s", ScopeOptions{Capacity: 0, Now: frozenClock}); err == nil {
 		t.Error("OpenScope followed a symlink")
 	}
 }
@@ -194,8 +202,8 @@ func TestScopeEmpty(t *testing.T) {
 	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
 	_, err := tok.ScheduleRetry(context.Background(), false)
 	var empty *EmptyError
-	if !errors.As(err, &empty) || *empty != (EmptyError{Cost: 14, Available: 6, Capacity: 20}) {
-		t.Fatalf("ScheduleRetry = %v, want *EmptyError{14, 6, 20}", err)
+	if !errors.As(err, &empty) || *empty != (EmptyError{Cost: 14, Available: 6, Capacity: 20, Refill: 800 * time.Millisecond}) {
+		t.Fatalf("ScheduleRetry = %+v, want *EmptyError{14, 6, 20, 800ms}", err)
 	}
 	if got := scopeAvailable(t, s); got != 6 {
 		t.Errorf("available = %d, want 6", got)
@@ -313,7 +321,7 @@ func TestScopeErrors(t *testing.T) {
 	if err := os.WriteFile(plain, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenScope(plain, "x", 0); err == nil {
+	if _, err := OpenScope(plain, "x", ScopeOptions{Capacity: 0, Now: frozenClock}); err == nil {
 		t.Error("OpenScope in a dir that is a file succeeded")
 	}
 }
@@ -331,7 +339,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 		// fit, so the capacity is 1000: 1000 - 48·19 + 48·5 = 328.
 		dir := t.TempDir()
 		runMany(12, func(int) {
-			s, err := OpenScope(dir, "s", 1000)
+			s, err := OpenScope(dir, "s", ScopeOptions{Capacity: 1000, Now: frozenClock})
 			if err != nil {
 				t.Error(err)
 				return
@@ -365,7 +373,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 		var mu sync.Mutex
 		granted, empties := 0, 0
 		runMany(10, func(int) {
-			s, err := OpenScope(dir, "s", 0)
+			s, err := OpenScope(dir, "s", ScopeOptions{Capacity: 0, Now: frozenClock})
 			if err != nil {
 				t.Error(err)
 				return

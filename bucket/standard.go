@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // The standard retry quota of the AWS SDKs (seed 000; SPEC "Retry budget").
@@ -19,31 +20,76 @@ const (
 	// NoRetryIncrement is what a success on the first attempt (no retry)
 	// refunds.
 	NoRetryIncrement = 1
+	// RefillRate is the tokens a standard bucket earns back per second,
+	// whatever its runs do (smithy-kotlin's refillUnitsPerSecond).
+	RefillRate = 10
+	// RefillInterval is the time one token takes to come back: a bucket
+	// earns whole tokens, one every RefillInterval, and keeps the remainder
+	// of the interval for the next one.
+	RefillInterval = time.Second / RefillRate
 )
 
 // ErrTokenResolved is returned by ScheduleRetry on a token that was already
-// resolved (by NotifySuccess, NotifyFailure or an earlier ScheduleRetry).
-// Nothing is taken from the bucket.
+// resolved (by NotifySuccess, NotifyFailure, Cancel or an earlier successful
+// ScheduleRetry). Nothing is taken from the bucket.
 var ErrTokenResolved = errors.New("retry token already resolved")
 
 // quota is the arithmetic of a standard bucket, shared by Standard (in
-// memory) and Scope (in a file).
+// memory) and Scope (in a file). The Redis store runs the same arithmetic
+// in a server-side script.
 type quota struct {
 	Capacity  int `json:"capacity"`
 	Available int `json:"available"`
+	// RefilledAt is when the bucket last earned a token, or was last seen
+	// full; the zero time means never (the next refill only starts the
+	// clock).
+	RefilledAt time.Time `json:"refilled_at,omitzero"`
 }
 
-// take removes cost tokens, or returns an *EmptyError and takes nothing.
-func (q *quota) take(cost int) error {
+// refill adds the whole tokens earned since RefilledAt (one per
+// RefillInterval), up to capacity. A full bucket, a first call and a clock
+// gone back only set RefilledAt to now.
+func (q *quota) refill(now time.Time) {
+	if q.RefilledAt.IsZero() || now.Before(q.RefilledAt) || q.Available >= q.Capacity {
+		q.Available = min(q.Available, q.Capacity)
+		q.RefilledAt = now
+		return
+	}
+	earned := now.Sub(q.RefilledAt) / RefillInterval
+	if earned >= time.Duration(q.Capacity-q.Available) {
+		q.Available = q.Capacity
+		q.RefilledAt = now
+		return
+	}
+	q.Available += int(earned)
+	q.RefilledAt = q.RefilledAt.Add(earned * RefillInterval)
+}
+
+// until returns how long after now the bucket, refilled at now, holds cost
+// tokens; 0 when it does. A cost beyond capacity is never met: the result
+// is then the time to fill the bucket.
+func (q *quota) until(now time.Time, cost int) time.Duration {
+	missing := min(cost, q.Capacity) - q.Available
+	if missing <= 0 {
+		return 0
+	}
+	return time.Duration(missing)*RefillInterval - now.Sub(q.RefilledAt)
+}
+
+// take refills at now, then removes cost tokens, or returns an *EmptyError
+// (with the wait until the refill pays) and takes nothing.
+func (q *quota) take(now time.Time, cost int) error {
+	q.refill(now)
 	if cost > q.Available {
-		return &EmptyError{Cost: cost, Available: q.Available, Capacity: q.Capacity}
+		return &EmptyError{Cost: cost, Available: q.Available, Capacity: q.Capacity, Refill: q.until(now, cost)}
 	}
 	q.Available -= cost
 	return nil
 }
 
-// give returns n tokens, capped at capacity.
-func (q *quota) give(n int) {
+// give refills at now, then returns n tokens, capped at capacity.
+func (q *quota) give(now time.Time, n int) {
+	q.refill(now)
 	q.Available = min(q.Available+n, q.Capacity)
 }
 
@@ -53,22 +99,28 @@ type pool interface {
 	give(n int)
 }
 
-// token is the Token of Standard and Scope. refund is what NotifySuccess
-// returns: the cost of the retry that led to this attempt, or
-// NoRetryIncrement for the first attempt.
+// token is the Token of Standard, Scope and Shared. cost is what the
+// retry that led to this attempt took (0 for a first attempt); refund is
+// what NotifySuccess returns: that cost, or NoRetryIncrement for the first
+// attempt.
 type token struct {
 	pool     pool
+	cost     int
 	refund   int
 	resolved atomic.Bool
 }
 
-// ScheduleRetry resolves t and takes the cost of a retry (ThrottlingRetryCost
-// when throttling, else RetryCost) from the bucket, returning the token of the
-// next attempt. When the bucket holds less than the cost it takes nothing
-// and returns an *EmptyError; t is resolved all the same. On a token already
-// resolved it returns ErrTokenResolved and takes nothing.
+// newToken returns the token of a run's first attempt.
+func newToken(p pool) *token { return &token{pool: p, refund: NoRetryIncrement} }
+
+// ScheduleRetry takes the cost of a retry (ThrottlingRetryCost when
+// throttling, else RetryCost) from the bucket, resolves t and returns the
+// token of the next attempt. When the bucket holds less than the cost it
+// takes nothing and returns an *EmptyError, and t stays unresolved: the
+// caller may wait for the refill and call again, or resolve it. On a token
+// already resolved it returns ErrTokenResolved and takes nothing.
 func (t *token) ScheduleRetry(ctx context.Context, throttling bool) (Token, error) {
-	if !t.resolved.CompareAndSwap(false, true) {
+	if t.resolved.Load() {
 		return nil, ErrTokenResolved
 	}
 	cost := RetryCost
@@ -78,7 +130,12 @@ func (t *token) ScheduleRetry(ctx context.Context, throttling bool) (Token, erro
 	if err := t.pool.take(ctx, cost); err != nil {
 		return nil, err
 	}
-	return &token{pool: t.pool, refund: cost}, nil
+	if !t.resolved.CompareAndSwap(false, true) {
+		// Resolved by another goroutine meanwhile: give the cost back.
+		t.pool.give(cost)
+		return nil, ErrTokenResolved
+	}
+	return &token{pool: t.pool, cost: cost, refund: cost}, nil
 }
 
 // NotifySuccess resolves t and refunds the cost of the retry that led to
@@ -96,40 +153,75 @@ func (t *token) NotifyFailure() {
 	t.resolved.Store(true)
 }
 
+// Cancel resolves t and gives back what its retry cost: the attempt it paid
+// for will not run. A first attempt's token gives nothing back. On a
+// resolved token it does nothing.
+func (t *token) Cancel() {
+	if t.resolved.CompareAndSwap(false, true) && t.cost > 0 {
+		t.pool.give(t.cost)
+	}
+}
+
+// StandardOptions configures a Standard bucket. The zero value is a full
+// bucket of DefaultCapacity on the real clock.
+type StandardOptions struct {
+	// Capacity is the most tokens the bucket holds; ≤ 0 means
+	// DefaultCapacity.
+	Capacity int
+	// Now returns the current time, for the refill; nil means time.Now.
+	Now func() time.Time
+}
+
+func (o StandardOptions) capacity() int {
+	if o.Capacity <= 0 {
+		return DefaultCapacity
+	}
+	return o.Capacity
+}
+
+func (o StandardOptions) now() func() time.Time {
+	if o.Now != nil {
+		return o.Now
+	}
+	return time.Now
+}
+
 // Standard is the standard retry token bucket of the AWS SDKs, in memory: it
 // starts full; a retry costs RetryCost tokens (ThrottlingRetryCost after a
 // throttling error); a run that succeeds refunds what its last retry cost, or
-// NoRetryIncrement when its first attempt succeeded, never beyond capacity; a
-// run that fails refunds nothing. The first attempt of a run is free, so
-// Acquire never fails. Tokens do not refill with time.
+// NoRetryIncrement when its first attempt succeeded; a run that fails
+// refunds nothing; it earns RefillRate tokens per second with time. It never
+// holds more than its capacity. The first attempt of a run is free, so
+// Acquire never fails.
 //
 // A Standard is safe for concurrent use by many runs. Each Token is resolved
-// once: after NotifySuccess, NotifyFailure or ScheduleRetry, further calls on
-// the same token are no-ops (ScheduleRetry returns ErrTokenResolved).
+// once: after NotifySuccess, NotifyFailure, Cancel or a successful
+// ScheduleRetry, further calls on the same token are no-ops (ScheduleRetry
+// returns ErrTokenResolved).
 type Standard struct {
-	mu sync.Mutex
-	q  quota
+	now func() time.Time
+	mu  sync.Mutex
+	q   quota
 }
 
-// NewStandard returns a full bucket of capacity tokens; capacity ≤ 0 means
-// DefaultCapacity.
-func NewStandard(capacity int) *Standard {
-	if capacity <= 0 {
-		capacity = DefaultCapacity
-	}
-	return &Standard{q: quota{Capacity: capacity, Available: capacity}}
+// NewStandard returns a full bucket.
+func NewStandard(opts StandardOptions) *Standard {
+	s := &Standard{now: opts.now()}
+	s.q = quota{Capacity: opts.capacity(), Available: opts.capacity(), RefilledAt: s.now()}
+	return s
 }
 
 // Acquire returns the token of a run's first attempt. It takes nothing,
 // never blocks and never fails; ctx is unused.
 func (s *Standard) Acquire(context.Context) (Token, error) {
-	return &token{pool: s, refund: NoRetryIncrement}, nil
+	return newToken(s), nil
 }
 
-// Available returns the tokens the bucket holds now.
+// Available returns the tokens the bucket holds now, refill included.
 func (s *Standard) Available() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.q.refill(s.now())
 	return s.q.Available
 }
 
@@ -141,11 +233,11 @@ func (s *Standard) Capacity() int {
 func (s *Standard) take(_ context.Context, cost int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.q.take(cost)
+	return s.q.take(s.now(), cost)
 }
 
 func (s *Standard) give(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.q.give(n)
+	s.q.give(s.now(), n)
 }

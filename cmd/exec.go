@@ -8,8 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
-	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -31,8 +28,10 @@ type plan struct {
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it
-	scope    *bucket.Scope
 	logFile  *os.File // --log-file, nil for stderr
+	// warn reports a problem during the run (a failing scope store),
+	// through the logger once it exists.
+	warn func(format string, args ...any)
 }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
@@ -40,6 +39,9 @@ type plan struct {
 func runRetry(o *Options) error {
 	if o.ListWaiters {
 		return listWaiters(o)
+	}
+	if o.given("state") && o.State == "" {
+		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
 	}
 	p, err := buildPlan(o)
 	if err != nil {
@@ -50,25 +52,46 @@ func runRetry(o *Options) error {
 		defer p.logFile.Close()
 	}
 
+	if o.State != "" {
+		return runDurable(o, p)
+	}
+	log := newLogger(o, p)
+	out, code := execute(o, p, log)
+	writeReportOrWarn(o, p, out, code, log)
+	return exitFor(code)
+}
+
+// exitFor turns an exit status into Main's error.
+func exitFor(code int) error {
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// execute runs the strategy of p with signals forwarded and logged by log,
+// writes the final stdout, and returns the outcome and its exit status.
+func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
-	sigs := make(chan os.Signal, 4)
-	// Never signal.Stop: it costs ~0.1 ms at exit, and a signal arriving
-	// after the run is over only cancels a finished context.
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	subscription := o.IO.signals
+	if subscription == nil { // not from Main (tests)
+		subscription = notifySignals()
+	}
+	sigs := subscription.wait()
 	go func() {
 		for s := range sigs {
 			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})
 		}
 	}()
 
-	log := newLogger(o, p)
+	p.warn = log.warn
 	p.strategy.Observe = log.observe
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final {
+	if p.final && out.End != runner.EndScheduled {
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -76,24 +99,21 @@ func runRetry(o *Options) error {
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
 	}
-	if p.scope != nil {
-		if err := p.scope.Err(); err != nil {
-			log.warn("--scope %s: %v", o.Scope, err)
-		}
-	}
 	code := exitStatus(o, p, out)
 	if code == exitOK && finalErr != nil && p.query != nil {
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
 	}
+	log.ci.finish(o, out, code, log.warn)
+	return out, code
+}
+
+// writeReportOrWarn writes the --report file, if asked for.
+func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
 	if o.Report != "" {
 		if err := writeReport(o, p, out, code); err != nil {
 			log.warn("--report: %v", err)
 		}
 	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -110,6 +130,8 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
 		return exitTimeout
+	case runner.EndScheduled:
+		return exitTempFail
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
@@ -154,21 +176,9 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 		p.logFile = f
 	}
-	var waiter *acceptor.Waiter
-	if o.Waiter != "" || o.WaiterFile != "" {
-		if o.Waiter == "" || o.WaiterFile == "" {
-			return nil, usageError("--waiter-file and --waiter go together: give the file and the name of a waiter in it (--list-waiters lists them)")
-		}
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
-		if err != nil {
-			return nil, usageError("--waiter-file: %v", err)
-		}
-		if waiter, err = wf.Waiter(o.Waiter); err != nil {
-			return nil, usageError("--waiter: %v", err)
-		}
-		if waiter.UsesInput && o.Input == "" && !o.Quiet {
-			fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", waiter.Name)
-		}
+	waiter, err := o.loadWaiter()
+	if err != nil {
+		return nil, err
 	}
 
 	attempts, err := o.budget(waiter)
@@ -194,7 +204,8 @@ func buildPlan(o *Options) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 {
+	// --tcp needs none: a connection accepted is the state waited for.
+	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 && o.TCP == "" && !o.given("tcp") {
 		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter-file and --waiter to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
@@ -203,11 +214,15 @@ func buildPlan(o *Options) (*plan, error) {
 		}
 	}
 
-	bkt, limiter, scope, err := o.bucket()
+	bud, err := o.bucket(func(format string, args ...any) {
+		if p.warn != nil {
+			p.warn(format, args...)
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.scope = scope
+	p.closer = bud.close
 
 	p.strategy = &runner.Strategy{
 		MaxAttempts:     attempts,
@@ -218,11 +233,28 @@ func buildPlan(o *Options) (*plan, error) {
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
 		MaxRetryAfter:   o.MaxRetryAfter,
-		Bucket:          bkt,
-		Limiter:         limiter,
+		Bucket:          bud.bucket,
+		Limiter:         bud.limiter,
+		WaitForRefill:   o.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Consecutive:     o.Consecutive,
+	}
+	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
+		// Each --state invocation makes one attempt: neither a count of
+		// successes in a row nor a hook between attempts is kept.
+		f := "consecutive"
+		if o.OnRetry != "" {
+			f = "on-retry"
+		}
+		return nil, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
+	}
+	if o.given("output") && o.Query == "" {
+		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
 	}
 	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	if err := o.onRetry(p); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -332,53 +364,11 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// bucket builds the retry token bucket and the adaptive rate limiter; with
-// --scope both live in a state file shared by every retry using the scope.
-func (o *Options) bucket() (bucket.Bucket, bucket.Limiter, *bucket.Scope, error) {
-	if o.Mode == "off" {
-		if o.Scope != "" {
-			return nil, nil, nil, usageError("--scope: a scope shares a token bucket; it needs --mode standard or adaptive")
-		}
-		return bucket.NoOp{}, nil, nil, nil
-	}
-	if o.Scope == "" {
-		if o.Mode == "adaptive" {
-			return bucket.NewStandard(0), bucket.NewAdaptive(bucket.AdaptiveOptions{}), nil, nil
-		}
-		return bucket.NewStandard(0), nil, nil, nil
-	}
-	dir, err := stateDir()
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	s, err := bucket.OpenScope(dir, o.Scope, 0)
-	if err != nil {
-		return nil, nil, nil, usageError("--scope: %v", err)
-	}
-	if o.Mode == "adaptive" {
-		return s, s.Limiter(bucket.AdaptiveOptions{}), s, nil
-	}
-	return s, nil, s, nil
-}
-
-// stateDir is where scopes keep their state: $RETRY_STATE_DIR, else
-// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
-func stateDir() (string, error) {
-	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "retry"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("no state directory: set RETRY_STATE_DIR")
-	}
-	return filepath.Join(home, ".local", "state", "retry"), nil
-}
-
 // source builds the command or HTTP source from the arguments.
 func (o *Options) source(p *plan, needJSON bool) error {
+	if o.TCP != "" || o.given("tcp") {
+		return o.tcpSource(p)
+	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
 			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
@@ -430,7 +420,8 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	p.final = !live
 	p.source = c
-	p.closer = func() { c.Close() }
+	closeBudget := p.closer
+	p.closer = func() { c.Close(); closeBudget() }
 	return nil
 }
 
@@ -465,7 +456,11 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return nil
 	}
 	if p.query != nil {
-		b, err := p.query.ApplyAttempt(last.Result.Attempt)
+		apply := p.query.ApplyAttempt
+		if o.Output == "text" {
+			apply = p.query.ApplyAttemptText
+		}
+		b, err := apply(last.Result.Attempt)
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
@@ -483,18 +478,4 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	defer rc.Close()
 	_, err = io.Copy(o.IO.Out, rc)
 	return err
-}
-
-func listWaiters(o *Options) error {
-	if o.WaiterFile == "" {
-		return usageError("--list-waiters: needs --waiter-file FILE")
-	}
-	wf, err := acceptor.LoadWaiters(o.WaiterFile)
-	if err != nil {
-		return usageError("--waiter-file: %v", err)
-	}
-	for _, n := range wf.Names() {
-		fmt.Fprintln(o.IO.Out, n)
-	}
-	return nil
 }

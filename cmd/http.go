@@ -49,6 +49,7 @@ func (o *Options) httpSource(p *plan) error {
 	p.final = true
 	p.describe = []string{method, runner.RedactURL(o.URL)}
 	p.source = src
-	p.closer = func() { src.Close() }
+	closeBudget := p.closer
+	p.closer = func() { src.Close(); closeBudget() }
 	return nil
 }

@@ -3,6 +3,7 @@ package cmd
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,25 +26,31 @@ type logger struct {
 	tty   bool
 	last  *runner.Record
 	start time.Time // when the first attempt started, for the status line
+	state string    // the --state file of a durable sequence
+	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
 }
 
 func newLogger(o *Options, p *plan) *logger {
+	l := &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 	if p.logFile != nil {
-		return &logger{o: o, p: p, w: p.logFile}
+		l.w, l.tty = p.logFile, false
 	}
-	return &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l.ci = newCILog(o, l)
+	return l
 }
 
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: "+format+"\n", args...)
+	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(fmt.Sprintf(format, args...)))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.ci.before(e)
+	defer l.ci.after(e)
 	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
 		// Output, not a log line: written with -q and whatever the format.
 		l.writeRetriedOutput(e.Record)
@@ -64,7 +71,34 @@ func (l *logger) observe(e runner.Event) {
 		l.attemptEnd(e.Record)
 	case runner.EventEnd:
 		l.end(e.Outcome)
+	case runner.EventBucketWait:
+		l.printf("%v; waiting %s for the refill (--when-empty wait)", e.Empty, formatDuration(e.Wait))
+	case runner.EventHook:
+		l.hook(e)
 	}
+}
+
+// hook logs what --on-retry did: a line when it failed (the run goes on),
+// with -v one when it succeeded.
+func (l *logger) hook(e runner.Event) {
+	h := e.Hook
+	switch {
+	case h.Stopped != nil && !errors.Is(h.Stopped, runner.ErrAttemptTimeout):
+		l.printf("--on-retry before attempt %d: %v after %s", e.Attempt, h.Err, formatDuration(h.Duration))
+	case h.Err != nil:
+		l.printf("--on-retry before attempt %d: %v after %s; the run goes on", e.Attempt, h.Err, formatDuration(h.Duration))
+	case l.o.Verbose:
+		l.printf("--on-retry before attempt %d: exit status 0 in %s", e.Attempt, formatDuration(h.Duration))
+	}
+}
+
+// inARow says how many successes in a row the run has, with --consecutive:
+// " (2/3 in a row)"; "" without.
+func (l *logger) inARow(r *runner.Record) string {
+	if r == nil || l.p.strategy.Consecutive <= 1 {
+		return ""
+	}
+	return fmt.Sprintf(" (%d/%d in a row)", r.Streak, l.p.strategy.Consecutive)
 }
 
 func (l *logger) attemptLabel(n int) string {
@@ -96,10 +130,10 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
 	}
-	if d == acceptor.Succeed {
-		return
+	if d == acceptor.Succeed && (l.p.strategy.Consecutive <= 1 || r.Streak >= l.p.strategy.Consecutive) {
+		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]", l.attemptLabel(r.Number), happened(r), d, why(r.Decision))
+	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
 	if l.notYet(r) {
 		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
 	}
@@ -116,12 +150,20 @@ func (l *logger) end(out *runner.Outcome) {
 	n := len(out.Attempts)
 	el := formatDuration(out.Elapsed)
 	last := out.Last()
+	if last != nil {
+		n = last.Number // a durable sequence counts its attempts across invocations
+	}
 	switch out.End {
+	case runner.EndScheduled:
+		if last != nil {
+			due := out.Next
+			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
+		}
 	case runner.EndSuccess:
 		if n == 1 {
 			l.printf("succeeded on the first attempt in %s", el)
 		} else {
-			l.printf("succeeded on attempt %d after %s", n, el)
+			l.printf("succeeded on attempt %d after %s%s", n, el, l.inARow(last))
 		}
 	case runner.EndFailure:
 		if last == nil || last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
@@ -144,7 +186,7 @@ func (l *logger) end(out *runner.Outcome) {
 		l.printf("%s on attempt %d after %s: %s", what, n, el, detail)
 	case runner.EndAttempts:
 		msg := "max attempts exceeded"
-		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
 		if l.o.MaxTime > 0 {
@@ -153,9 +195,13 @@ func (l *logger) end(out *runner.Outcome) {
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += "; " + askedFor("the server asked to retry in ", last)
 		}
-		l.printf("gave up after %s in %s: %s%s", plural(n, "attempt"), el, msg, l.lastState(out))
+		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndBucket:
-		l.printf("gave up after %s in %s: %v (--mode off runs without a token bucket)%s", plural(n, "attempt"), el, out.Err, l.lastState(out))
+		hint := "--when-empty wait waits for the refill"
+		if l.o.WhenEmpty == "wait" {
+			hint = "the refill would come after --max-time " + formatDuration(l.o.MaxTime)
+		}
+		l.printf("gave up after %s in %s: --scope %s: %v (%s)%s", plural(n, "attempt"), el, l.o.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
 		if last != nil {
@@ -208,6 +254,8 @@ func happened(r *runner.Record) string {
 		return "timed out after " + formatDuration(r.Duration)
 	case a.Err != nil:
 		return a.Err.Error()
+	case a.ExitCode < 0 && a.Status == 0:
+		return "connection accepted"
 	case a.Status != 0:
 		s := fmt.Sprintf("HTTP %d", a.Status)
 		if a.ErrorCode != "" {
@@ -261,6 +309,28 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
+// event writes a line of a durable invocation (--state) that no strategy
+// event carries: text, or with --log-format json an object with event kind
+// and fields. -q silences it.
+func (l *logger) event(kind, text string, fields map[string]any) {
+	if l.o.Quiet {
+		return
+	}
+	if l.o.LogFormat != "json" {
+		l.printf("%s", text)
+		return
+	}
+	obj := map[string]any{"event": kind, "state": l.state, "message": text, "time": time.Now().UTC().Format(time.RFC3339Nano)}
+	for k, v := range fields {
+		obj[k] = v
+	}
+	b, _ := json.Marshal(obj)
+	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	fmt.Fprintf(l.w, "{\"retry\":%s,%s\n", lead, b[1:])
+}
+
 // json writes one JSON object per event.
 func (l *logger) json(e runner.Event) {
 	var obj map[string]any
@@ -275,9 +345,20 @@ func (l *logger) json(e runner.Event) {
 		if l.o.Verbose {
 			obj["trace"] = e.Record.Decision.Trace
 		}
+	case runner.EventBucketWait:
+		obj = map[string]any{"event": "bucket_wait", "attempt": e.Record.Number, "wait_ms": e.Wait.Milliseconds(),
+			"cost": e.Empty.Cost, "available": e.Empty.Available, "capacity": e.Empty.Capacity}
+	case runner.EventHook:
+		obj = map[string]any{"event": "on_retry", "attempt": e.Attempt, "duration_ms": float64(e.Hook.Duration.Microseconds()) / 1000}
+		if e.Hook.Err != nil {
+			obj["error"] = e.Hook.Err.Error()
+		}
 	case runner.EventEnd:
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": len(e.Outcome.Attempts),
+		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": attemptCount(e.Outcome),
 			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
+		if l.state != "" {
+			obj["state"] = l.state
+		}
 		if e.Outcome.Err != nil {
 			obj["error"] = e.Outcome.Err.Error()
 		}
@@ -322,6 +403,9 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 				what = l.pending(l.last)
 			}
 			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
+			if c := l.p.strategy.Consecutive; c > 1 {
+				label += fmt.Sprintf(", %d/%d in a row", l.last.Streak, c)
+			}
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
 		select {
@@ -391,6 +475,16 @@ func recordJSON(r *runner.Record) map[string]any {
 	if r.RetryAfter > 0 {
 		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
 	}
+	if r.Streak > 0 {
+		m["in_a_row"] = r.Streak
+	}
+	if h := r.Hook; h != nil {
+		hook := map[string]any{"duration_ms": float64(h.Duration.Microseconds()) / 1000}
+		if h.Err != nil {
+			hook["error"] = h.Err.Error()
+		}
+		m["on_retry"] = hook
+	}
 	if len(r.Result.Info) > 0 {
 		m["http"] = infoJSON(r.Result.Info)
 	}
@@ -413,8 +507,14 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
 		"attempts":   attempts,
 	}
+	if p.strategy.Consecutive > 1 {
+		rep["consecutive"] = p.strategy.Consecutive
+	}
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()
+	}
+	if o.State != "" {
+		rep["state"] = o.State // attempts carry the sequence's numbers
 	}
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {

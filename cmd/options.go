@@ -17,6 +17,7 @@ type Options struct {
 	MaxTime        time.Duration
 	AttemptTimeout time.Duration
 	KillAfter      time.Duration
+	State          string
 
 	// Delay
 	Backoff       string
@@ -27,10 +28,14 @@ type Options struct {
 	Jitter        string
 	Schedule      string
 	MaxRetryAfter time.Duration
+	Consecutive   int
+	OnRetry       string
 
 	// Retry budget
-	Mode  string
-	Scope string
+	Mode       string
+	Scope      string
+	ScopeStore string
+	WhenEmpty  string
 
 	// Classification
 	Acceptors    acceptorList
@@ -43,16 +48,21 @@ type Options struct {
 	// Output and input
 	Stdout    string
 	Query     string
+	Output    string
 	Quiet     bool
 	Verbose   bool
 	LogFormat string
 	LogFile   string
 	Report    string
+	CI        string
 
 	// Command forms
 	Shell      bool
 	ShellPath  string
 	Foreground bool
+
+	// TCP
+	TCP string
 
 	// HTTP
 	URL            string
@@ -66,8 +76,10 @@ type Options struct {
 
 	Args []string
 
-	// set records which flags the user gave (command line or environment).
-	set map[string]bool
+	// set records which flags the user gave (command line or environment);
+	// fromEnv those that came from the environment.
+	set     map[string]bool
+	fromEnv map[string]bool
 
 	IO *Streams
 }
@@ -77,6 +89,10 @@ type Options struct {
 type Streams struct {
 	In       *os.File
 	Out, Err *os.File
+
+	// signals, when Main set it, is the signal subscription it started
+	// early; nil: runRetry subscribes itself.
+	signals *signals
 }
 
 // newOptions returns the defaults of run (wait false) or wait (wait true).
@@ -91,11 +107,16 @@ func newOptions(wait bool, io *Streams) *Options {
 		ThrottleDelay: 5 * time.Second,
 		Multiplier:    2,
 		MaxRetryAfter: 60 * time.Second,
+		Consecutive:   1,
+		Output:        "json",
 		Mode:          "standard",
+		WhenEmpty:     "fail",
 		LogFormat:     "text",
+		CI:            "auto",
 		ShellPath:     "/bin/sh",
 		IO:            io,
 		set:           map[string]bool{},
+		fromEnv:       map[string]bool{},
 	}
 	if wait {
 		o.Attempts = 0
@@ -116,6 +137,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
 	fs.Var(durationValue{&o.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.StringVar(&o.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy: exponential, constant, linear, fibonacci, decorrelated or waiter")
 	fs.VarP(durationValue{&o.Delay}, "delay", "d", "base delay")
@@ -125,9 +147,13 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay: full, equal or none (default: full for exponential and decorrelated, none for the others)")
 	fs.StringVar(&o.Schedule, "schedule", "", "compact schedule `'[COUNT] MIN [MAX]'`: COUNT retries, delays doubling from MIN up to MAX (1h), no jitter")
 	fs.Var(durationValue{&o.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
+	fs.Var(positiveValue{&o.Consecutive}, "consecutive", "success only after N successful attempts in a row; a retry in between starts the count again")
+	fs.StringVar(&o.OnRetry, "on-retry", "", "run `'COMMAND STRING'` before every retry (with --shell: by the shell), with RETRY_ATTEMPT, RETRY_EXIT_CODE and RETRY_REASON set; its failure is logged")
 
 	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
-	fs.StringVar(&o.Scope, "scope", "", "share the token bucket with every retry on this machine using `NAME`")
+	fs.StringVar(&o.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
+	fs.StringVar(&o.ScopeStore, "scope-store", "", "`URL` of the store where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory on this machine)")
+	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time")
 
 	o.Acceptors.register(fs)
 	fs.StringVar(&o.ErrorPattern, "error-pattern", "", "`RE2` regexp whose first capture group is the error code in stderr")
@@ -138,6 +164,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 
 	if o.Wait {
 		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
+		fs.Var(enumValue{&o.Output, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
 	} else {
 		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
 	}
@@ -146,11 +173,13 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
 	fs.StringVar(&o.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
 	fs.BoolVar(&o.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
 
+	fs.StringVar(&o.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
 	fs.StringVar(&o.URL, "url", "", "make an HTTP call to `URL` instead of running a command")
 	fs.StringVarP(&o.Method, "request", "X", "", "HTTP `METHOD` (default GET, or POST with --data)")
 	fs.VarP(stringsValue{&o.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")

@@ -18,14 +18,12 @@ import (
 const (
 	exitOK       = 0
 	exitFailure  = 1
+	exitTempFail = 75 // EX_TEMPFAIL: --state, not due, busy, or a retry scheduled
 	exitTimeout  = 124
 	exitUsage    = 125
 	exitNotExec  = 126
 	exitNotFound = 127
 )
-
-// version is set at build time with -ldflags "-X github.com/retry-dev/retry/cmd.version=…".
-var version = ""
 
 // Version returns retry's version: the one set at build time, else the
 // module version, else "dev".
@@ -57,6 +55,9 @@ func usageError(format string, args ...any) error {
 func Main() int {
 	io := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	args := os.Args[1:]
+	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
+		io.signals = notifySignals() // in the background: see signals
+	}
 	root := newCmdRoot(io, args)
 	root.SetArgs(args)
 	err := root.Execute()
@@ -119,7 +120,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(NewCmdWait(io))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io))
+		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
@@ -131,24 +132,14 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  75       --state: not due yet, busy, or a retry is scheduled for a later
+           invocation
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
   125      retry's own error: bad usage, invalid expression, unreadable waiter file
   126/127  the command cannot be executed / was not found
   128+N    retry itself received signal N
 `
-
-func newCmdVersion(io *Streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print retry's version",
-		Args:  cobra.NoArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			fmt.Fprintln(io.Out, "retry version "+Version())
-			return nil
-		},
-	}
-}
 
 // flagErrorText turns pflag's errors into one line that names the flag and
 // says what is accepted.

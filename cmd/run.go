@@ -71,6 +71,8 @@ waiter model brings its own delays (Smithy's default maxDelay is 120s).`,
 func wire(c *cobra.Command, o *Options) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.register(c.Flags())
+	setGroupedHelp(c)
+	registerCompletions(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
 		if err := o.applyEnv(c.Flags()); err != nil {
@@ -106,6 +108,7 @@ func (o *Options) applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		o.set[f.Name] = true
+		o.fromEnv[f.Name] = true
 	})
 	return err
 }

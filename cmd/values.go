@@ -24,6 +24,20 @@ func (v countValue) Set(s string) error {
 	return nil
 }
 
+// positiveValue is a flag holding a whole number ≥ 1.
+type positiveValue struct{ p *int }
+
+func (v positiveValue) String() string { return strconv.Itoa(*v.p) }
+func (v positiveValue) Type() string   { return "N" }
+func (v positiveValue) Set(s string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return fmt.Errorf("want a whole number ≥ 1")
+	}
+	*v.p = n
+	return nil
+}
+
 // durationValue is a flag holding a duration: Go syntax or bare seconds.
 type durationValue struct{ p *time.Duration }
 

@@ -71,6 +71,9 @@ const (
 	EndBucket                     // the retry token bucket could not pay for a retry
 	EndDeadline                   // the --max-time budget ran out
 	EndInterrupted                // retry received a signal
+	// EndScheduled: a retry directive in a resumed run (Strategy.Resume);
+	// the retry is left to a later invocation, after the last record's Delay.
+	EndScheduled
 )
 
 func (e End) String() string {
@@ -87,6 +90,8 @@ func (e End) String() string {
 		return "time budget exceeded"
 	case EndInterrupted:
 		return "interrupted"
+	case EndScheduled:
+		return "retry scheduled"
 	}
 	return "unknown"
 }
@@ -105,6 +110,14 @@ type Record struct {
 	RetryAfter time.Duration
 	// Retried reports that another attempt follows this one (after Delay).
 	Retried bool
+	// Streak counts the successful attempts in a row that end with this
+	// one, when Strategy.Consecutive is above 1: a success directive
+	// followed by another attempt has Streak < Consecutive; a retry
+	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
+	Streak int
+	// Hook is what the OnRetry hook did after this attempt, before the
+	// retry; nil when it did not run.
+	Hook *HookResult
 }
 
 // Outcome is what a run produced.
@@ -116,6 +129,9 @@ type Outcome struct {
 	// Err carries detail for some ends: the *bucket.EmptyError for
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
+	// Next is when the retry of EndScheduled is due: the time its delay
+	// was planned at plus the delay (a waiter's final poll: the deadline).
+	Next time.Time
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -137,6 +153,12 @@ type Event struct {
 	MaxAttempts int
 	Time        time.Time
 	Outcome     *Outcome // EventEnd
+	// Wait is how long the run waits for the token bucket's refill and
+	// Empty what the bucket said (EventBucketWait).
+	Wait  time.Duration
+	Empty *bucket.EmptyError
+	// Hook is what the --on-retry hook did (EventHook).
+	Hook *HookResult
 }
 
 // EventKind tells events apart.
@@ -147,7 +169,26 @@ const (
 	EventAttemptStart EventKind = iota + 1
 	EventAttemptEnd
 	EventEnd
+	// EventBucketWait: the token bucket cannot pay for the next retry yet
+	// and the run waits for its refill (WaitForRefill).
+	EventBucketWait
+	// EventHook: the OnRetry hook ran before attempt Attempt; Record is the
+	// attempt that was retried.
+	EventHook
 )
+
+// HookResult is what an OnRetry hook did. A hook's failure does not stop the
+// run: the strategy reports it (EventHook) and starts the retry.
+type HookResult struct {
+	// Err says how the hook failed (an exit status, a start failure, a
+	// timeout); nil when it succeeded.
+	Err error
+	// Stopped is the cause that stopped the hook (ErrAttemptTimeout,
+	// ErrDeadline, *Interrupt); nil when it ended by itself.
+	Stopped error
+	// Duration is how long it ran (the strategy sets it).
+	Duration time.Duration
+}
 
 // Strategy is the retry loop of seed 000, shared by retry run and retry
 // wait. The zero value is not useful: Chain and Backoff are required.
@@ -173,6 +214,9 @@ type Strategy struct {
 
 	// Bucket pays for retries; nil is a no-op bucket.
 	Bucket bucket.Bucket
+	// WaitForRefill: when the bucket cannot pay for a retry, wait for its
+	// refill (within MaxTime) instead of ending the run (--when-empty wait).
+	WaitForRefill bool
 	// Limiter, when set, paces every attempt (adaptive mode).
 	Limiter bucket.Limiter
 
@@ -183,8 +227,44 @@ type Strategy struct {
 	// Rand is the randomness for jitter; required when a backoff jitters.
 	Rand backoff.Rand
 
+	// Consecutive is how many successful attempts in a row end the run in
+	// success (--consecutive); a retry directive in between starts the count
+	// again. 0 and 1: the first success ends the run. A success that is not
+	// yet the Consecutive-th in a row is followed by another attempt after
+	// the backoff's delay, as a retry is, but pays no retry token: the run
+	// has not failed.
+	Consecutive int
+
+	// OnRetry, when set, runs before every retry (--on-retry), after the
+	// delay, bounded by AttemptTimeout and the deadline like an attempt; prev
+	// is the attempt being retried and n the number of the retry. Its
+	// failure is reported (EventHook) and the retry starts anyway; a signal
+	// or the deadline during the hook ends the run.
+	OnRetry func(ctx context.Context, prev *Record, n int) *HookResult
+
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
+
+	// Resume, when set, makes Run one step of a sequence that lives across
+	// processes (retry --state): see Resume.
+	Resume *Resume
+}
+
+// Resume makes a Run one step of a durable sequence: it makes the single
+// attempt number Attempt, never sleeps, and instead of sleeping before a
+// retry it ends with EndScheduled, the planned delay in the last record.
+// The adaptive limiter is updated but never waited for. The deadline of
+// MaxTime counts from Start, when the sequence's first attempt started,
+// and the Outcome's Start is Start, so its Elapsed covers the sequence.
+type Resume struct {
+	// Attempt is the sequence's number of the attempt to make (1-based;
+	// values below 1 count as 1). MaxAttempts and the backoff see it.
+	Attempt int
+	// Previous is the delay planned before Attempt (0 for the first).
+	Previous time.Duration
+	// Start is when the sequence's first attempt started; the zero time
+	// means now (a new sequence).
+	Start time.Time
 }
 
 func (s *Strategy) now() time.Time {
@@ -229,6 +309,14 @@ func (s *Strategy) observe(e Event) {
 // attempt's stdout is not released.
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
+	first, previous := 1, time.Duration(0)
+	streak := 0 // successes in a row (Consecutive)
+	if r := s.Resume; r != nil {
+		first, previous = max(r.Attempt, 1), max(r.Previous, 0)
+		if !r.Start.IsZero() {
+			out.Start = r.Start
+		}
+	}
 	defer func() {
 		out.Elapsed = s.now().Sub(out.Start)
 		s.observe(Event{Kind: EventEnd, Outcome: out, Time: s.now()})
@@ -247,11 +335,11 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		out.End, out.Err = s.endFor(ctx, err)
 		return out
 	}
-	var previous time.Duration
-	for n := 1; ; n++ {
-		if s.Limiter != nil {
+	for n := first; ; n++ {
+		if s.Limiter != nil && s.Resume == nil {
 			if err := s.waitLimiter(ctx, deadline); err != nil {
-				token.NotifyFailure()
+				// The retry paid for does not run: its cost comes back.
+				token.Cancel()
 				out.End, out.Err = s.endFor(ctx, err)
 				return out
 			}
@@ -259,7 +347,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		rec := s.attempt(ctx, src, n, deadline)
 		out.Attempts = append(out.Attempts, rec)
 		r := &out.Attempts[len(out.Attempts)-1]
-		if n > 1 {
+		if n > first {
 			if prev := &out.Attempts[len(out.Attempts)-2]; prev.Result.Release != nil {
 				prev.Result.Release()
 			}
@@ -275,8 +363,19 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			return out
 		}
 		d := r.Decision.Directive
+		again := false // a success, but not yet Consecutive in a row
+		if s.Consecutive > 1 {
+			switch {
+			case d == acceptor.Succeed:
+				streak++
+				again = streak < s.Consecutive
+			case d.IsRetry():
+				streak = 0
+			}
+			r.Streak = streak
+		}
 		switch {
-		case d == acceptor.Succeed:
+		case d == acceptor.Succeed && !again:
 			token.NotifySuccess()
 			out.End = EndSuccess
 		case d == acceptor.Fail:
@@ -293,14 +392,11 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		next, err := token.ScheduleRetry(ctx, d.IsThrottle())
-		if err != nil {
-			out.End, out.Err = s.endFor(ctx, err)
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
-		}
-		token = next
-		delay, hint, end := s.plan(r, previous, deadline)
+		// The order of seed 000: the delay first, then the token, and only
+		// for a retry that fits the deadline, so that a run ending on its
+		// budget (or on a retry-after hint past it) pays nothing.
+		plannedAt := s.now()
+		delay, hint, end := s.plan(r, previous, deadline, plannedAt)
 		if end != 0 {
 			token.NotifyFailure()
 			out.End = end
@@ -308,15 +404,114 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
 			return out
 		}
-		r.Delay, r.RetryAfter, r.Retried = delay, hint, true
-		s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-		if err := s.sleep(ctx, delay); err != nil {
+		planned, throttle := delay, d.IsThrottle()
+		var next bucket.Token
+		if again {
+			// The run has not failed: settle this token and take a fresh
+			// one for the next attempt, without a retry's cost.
+			token.NotifySuccess()
+			next, err = bkt.Acquire(ctx)
+		} else {
+			next, err = token.ScheduleRetry(ctx, throttle)
+		}
+		var empty *bucket.EmptyError
+		waited := false
+		if errors.As(err, &empty) && s.WaitForRefill && s.Resume == nil && s.refillFits(empty, delay, deadline) {
+			// --when-empty wait: the retry comes once the bucket has
+			// refilled and the delay has passed, whichever is later.
+			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			waited = true
+			start := s.now()
+			for errors.As(err, &empty) {
+				left := max(delay-s.now().Sub(start), 0)
+				if !s.refillFits(empty, left, deadline) {
+					break // the refill comes too late: end as with fail
+				}
+				wait := max(empty.Refill, bucket.RefillInterval/10)
+				s.observe(Event{Kind: EventBucketWait, Record: r, Wait: wait, Empty: empty, Time: s.now()})
+				if serr := s.sleep(ctx, wait); serr != nil {
+					token.NotifyFailure()
+					r.Retried = false
+					out.End, out.Err = s.endFor(ctx, serr)
+					return out
+				}
+				next, err = token.ScheduleRetry(ctx, throttle)
+			}
+			delay = max(delay-s.now().Sub(start), 0)
+		}
+		if err != nil {
 			token.NotifyFailure()
+			out.End, out.Err = s.endFor(ctx, err)
+			if waited {
+				r.Retried = false
+			} else {
+				s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+			}
+			return out
+		}
+		token = next
+		if !waited {
+			r.Delay, r.RetryAfter, r.Retried = delay, hint, true
+			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+		}
+		if s.Resume != nil {
+			// The retry's token was paid; a later invocation makes it.
+			out.End, out.Next = EndScheduled, plannedAt.Add(delay)
+			return out
+		}
+		if err := s.sleep(ctx, delay); err != nil {
+			// The retry this token paid for will not run: give it back.
+			token.Cancel()
 			out.End, out.Err = s.endFor(ctx, err)
 			return out
 		}
-		previous = delay
+		previous = planned
+		if s.OnRetry != nil && !again {
+			if err := s.runHook(ctx, r, n+1, deadline); err != nil {
+				token.Cancel() // the retry it paid for does not run
+				out.End, out.Err = s.endFor(ctx, err)
+				return out
+			}
+		}
 	}
+}
+
+// runHook runs the OnRetry hook before retry n, bounded like an attempt,
+// and reports it. It returns the cause when the deadline or a signal came
+// during the hook: then no retry starts.
+func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline time.Time) error {
+	start := s.now()
+	if !deadline.IsZero() && !start.Before(deadline) && s.FinalGrace == 0 {
+		return ErrDeadline
+	}
+	hctx, cancel := s.attemptContext(ctx, start, deadline)
+	res := s.OnRetry(hctx, prev, n)
+	cause := context.Cause(hctx)
+	cancel()
+	if res == nil {
+		res = &HookResult{}
+	}
+	res.Duration = s.now().Sub(start)
+	prev.Hook = res
+	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	if errors.Is(cause, ErrDeadline) {
+		return ErrDeadline
+	}
+	return nil
+}
+
+// refillFits reports whether a retry that waits for the bucket's refill
+// (and for delay) still starts within the deadline.
+func (s *Strategy) refillFits(empty *bucket.EmptyError, delay time.Duration, deadline time.Time) bool {
+	if deadline.IsZero() {
+		return true
+	}
+	at := s.now().Add(max(empty.Refill, delay))
+	return at.Before(deadline) || (at.Equal(deadline) && s.FinalGrace > 0)
 }
 
 // attempt runs attempt n under the deadline and the attempt timeout and
@@ -376,9 +571,8 @@ func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time
 // plan computes the delay after attempt r. It returns a non-zero End when the
 // delay cannot be slept: it would end past the deadline, or the server's hint
 // does.
-func (s *Strategy) plan(r *Record, previous time.Duration, deadline time.Time) (delay, hint time.Duration, end End) {
+func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Time) (delay, hint time.Duration, end End) {
 	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
-	now := s.now()
 	if !deadline.IsZero() {
 		step.Remaining = deadline.Sub(now)
 		if step.Remaining < 0 {

@@ -210,7 +210,7 @@ func TestEmptyBucketEndsTheRun(t *testing.T) {
 		s := newStrategy(constant(0))
 		s.MaxAttempts = 0
 		s.MaxTime = time.Hour
-		s.Bucket = bucket.NewStandard(30) // two retries at 14 tokens each
+		s.Bucket = bucket.NewStandard(bucket.StandardOptions{Capacity: 30}) // two retries at 14 tokens each
 		out := s.Run(t.Context(), src)
 		var empty *bucket.EmptyError
 		if out.End != EndBucket || len(out.Attempts) != 3 || !errors.As(out.Err, &empty) {

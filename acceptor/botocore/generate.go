@@ -1,0 +1,3 @@
+package botocore
+
+//go:generate go run ../../internal/waitergen -o .

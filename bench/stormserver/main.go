@@ -1,0 +1,113 @@
+// Command stormserver is the throttled service of bench/storm.sh: it
+// listens on 127.0.0.1, prints its base URL, and admits at most -rate
+// requests a second to /api (a token bucket of -burst, refilled at -rate);
+// beyond that it answers like a service under load:
+//
+//	-profile 429: 429 with an AWS JSON ThrottlingException body
+//	-profile 503: 503 Service Unavailable, no error code
+//
+// GET /stats returns {"requests":N,"successes":N,"rps":F} (rps over the time
+// from the first to the last request) and POST /reset starts over.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+	"time"
+)
+
+type server struct {
+	rate, burst float64
+	profile     string
+
+	mu              sync.Mutex
+	tokens          float64
+	refilled        time.Time
+	requests, oks   int
+	first, lastSeen time.Time
+}
+
+func (s *server) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.tokens, s.refilled = s.burst, time.Now()
+	s.requests, s.oks = 0, 0
+	s.first, s.lastSeen = time.Time{}, time.Time{}
+}
+
+// admit counts a request and reports whether the bucket lets it through.
+func (s *server) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.tokens = min(s.tokens+now.Sub(s.refilled).Seconds()*s.rate, s.burst)
+	s.refilled = now
+	s.requests++
+	if s.first.IsZero() {
+		s.first = now
+	}
+	s.lastSeen = now
+	if s.tokens >= 1 {
+		s.tokens--
+		s.oks++
+		return true
+	}
+	return false
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/api":
+		if s.admit() {
+			w.Write([]byte("ok\n"))
+			return
+		}
+		if s.profile == "503" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			w.Write([]byte("service unavailable\n"))
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusTooManyRequests)
+		w.Write([]byte(`{"__type":"ThrottlingException","message":"Rate exceeded"}`))
+	case "/stats":
+		s.mu.Lock()
+		span := s.lastSeen.Sub(s.first).Seconds()
+		rps := 0.0
+		if span > 0 {
+			rps = float64(s.requests) / span
+		}
+		json.NewEncoder(w).Encode(map[string]any{"requests": s.requests, "successes": s.oks, "rps": rps})
+		s.mu.Unlock()
+	case "/reset":
+		s.reset()
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func main() {
+	s := &server{}
+	flag.Float64Var(&s.rate, "rate", 10, "requests admitted per second")
+	flag.Float64Var(&s.burst, "burst", 10, "requests admitted at once")
+	flag.StringVar(&s.profile, "profile", "429", "answer beyond the rate: 429 (ThrottlingException) or 503")
+	flag.Parse()
+	if s.profile != "429" && s.profile != "503" {
+		fmt.Fprintln(os.Stderr, "stormserver: -profile 429 or 503")
+		os.Exit(2)
+	}
+	s.reset()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fmt.Printf("http://%s\n", l.Addr())
+	os.Stdout.Close()
+	http.Serve(l, s)
+}

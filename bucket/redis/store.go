@@ -1,0 +1,284 @@
+// Package redis keeps retry scopes in a Redis server shared by many
+// machines (`--scope-store redis://…`): each scope is one hash, every
+// acquire, refund and update one atomic server-side script on the server's
+// clock, and keys expire when unused. It uses github.com/redis/go-redis/v9.
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/retry-dev/retry/bucket"
+)
+
+// KeyPrefix starts the key of every scope: retry:scope:NAME.
+const KeyPrefix = "retry:scope:"
+
+// KeyTTL is how long a scope's key lives after its last update. A bucket
+// left alone is full again after capacity/RefillRate (50s) and an adaptive
+// state is started over after 10 minutes idle, so an expired key loses
+// nothing but its last-update time.
+const KeyTTL = time.Hour
+
+// Timeout bounds every call to the server (dial, read, write): a store that
+// does not answer must not hold up the command for long.
+const Timeout = 2 * time.Second
+
+// URL is a parsed store URL.
+type URL struct {
+	opts     *goredis.Options
+	redacted string
+	password string
+}
+
+// ParseURL parses redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://…
+// (TLS). It refuses another scheme, a missing host, a port that is not a
+// number in 1-65535, a DB that is not a number, and query parameters; the
+// error never holds the password.
+func ParseURL(raw string) (*URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("not a URL; want redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://…")
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, fmt.Errorf("scheme %q: want redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (TLS)", u.Scheme)
+	}
+	redacted := u.Redacted()
+	if u.Hostname() == "" {
+		return nil, fmt.Errorf("%s: no host; want %s://HOST[:PORT][/DB]", redacted, u.Scheme)
+	}
+	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, fmt.Errorf("%s: port %q: want a number in 1-65535", redacted, p)
+		}
+	}
+	if db := strings.Trim(u.Path, "/"); db != "" {
+		if n, err := strconv.Atoi(db); err != nil || n < 0 {
+			return nil, fmt.Errorf("%s: database %q: want a number (/0, /1, …)", redacted, db)
+		}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, fmt.Errorf("%s: no query or fragment accepted", redacted)
+	}
+	pw, _ := u.User.Password()
+	// go-redis parses what we checked; keep only the host and the path.
+	clean := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: u.Path}
+	if u.Port() == "" {
+		clean.Host = net.JoinHostPort(u.Hostname(), "6379")
+	}
+	opts, err := goredis.ParseURL(clean.String())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", redacted, strings.ReplaceAll(err.Error(), pw, "xxxxx"))
+	}
+	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = Timeout, Timeout, Timeout
+	opts.MaxRetries = -1 // one try: a failing store is reported, not hammered
+	opts.DialerRetries, opts.DialerRetryTimeout = 1, time.Millisecond
+	opts.PoolSize = 2
+	opts.Protocol = 2
+	opts.DisableIdentity = true
+	return &URL{opts: opts, redacted: redacted, password: pw}, nil
+}
+
+// String returns the URL with its password replaced by xxxxx.
+func (u *URL) String() string { return u.redacted }
+
+// Client is a connection pool to a store; open it with Dial, close it with
+// Close. Connections are made on first use.
+type Client struct {
+	url *URL
+	rdb *goredis.Client
+}
+
+var quiet sync.Once
+
+// Dial returns a client of the store at u. It does not connect.
+func Dial(u *URL) *Client {
+	quiet.Do(func() { goredis.SetLogger(discard{}) }) // go-redis logs to stderr otherwise
+	return &Client{url: u, rdb: goredis.NewClient(u.opts)}
+}
+
+type discard struct{}
+
+func (discard) Printf(context.Context, string, ...any) {}
+
+// Close closes the client's connections.
+func (c *Client) Close() error { return c.rdb.Close() }
+
+// redact removes the password from an error of the client.
+func (c *Client) redact(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	if c.url.password != "" {
+		msg = strings.ReplaceAll(msg, c.url.password, "xxxxx")
+	}
+	return fmt.Errorf("%s: %s", c.url.redacted, msg)
+}
+
+var (
+	take   = goredis.NewScript(takeScript)
+	give   = goredis.NewScript(giveScript)
+	send   = goredis.NewScript(sendScript)
+	record = goredis.NewScript(recordScript)
+	info   = goredis.NewScript(infoScript)
+)
+
+// Scope is a scope kept in Redis: a bucket.Store for bucket.NewShared.
+type Scope struct {
+	c        *Client
+	name     string
+	key      string
+	capacity int
+	// clock, in tests only, replaces the server's TIME.
+	clock func() time.Time
+}
+
+// Scope returns the scope name of the store; capacity ≤ 0 means
+// bucket.DefaultCapacity. The name is checked as bucket.OpenScope checks
+// it. Nothing is sent to the server.
+func (c *Client) Scope(name string, capacity int) (*Scope, error) {
+	if err := bucket.CheckName(name); err != nil {
+		return nil, err
+	}
+	if capacity <= 0 {
+		capacity = bucket.DefaultCapacity
+	}
+	return &Scope{c: c, name: name, key: KeyPrefix + name, capacity: capacity}, nil
+}
+
+func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any) (any, error) {
+	now := ""
+	if s.clock != nil {
+		now = strconv.FormatInt(s.clock().UnixMicro(), 10)
+	}
+	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, KeyTTL.Milliseconds(), s.capacity, arg, now).Result()
+	return v, s.c.redact(err)
+}
+
+// Take takes cost tokens from the scope's bucket, or returns a
+// *bucket.EmptyError and takes nothing.
+func (s *Scope) Take(ctx context.Context, cost int) error {
+	v, err := s.run(ctx, take, cost)
+	if err != nil {
+		return err
+	}
+	r, ok := v.([]any)
+	if !ok || len(r) != 3 {
+		return s.c.redact(fmt.Errorf("unexpected reply %v", v))
+	}
+	if n, _ := r[0].(int64); n == 1 {
+		return nil
+	}
+	held, _ := r[1].(int64)
+	us, _ := strconv.ParseInt(fmt.Sprint(r[2]), 10, 64)
+	return &bucket.EmptyError{Cost: cost, Available: int(held), Capacity: s.capacity, Refill: time.Duration(us) * time.Microsecond}
+}
+
+// Give returns n tokens to the scope's bucket, capped at capacity.
+func (s *Scope) Give(ctx context.Context, n int) error {
+	_, err := s.run(ctx, give, n)
+	return err
+}
+
+// Send takes a send token of the scope's adaptive limiter, or says how long
+// until one is there.
+func (s *Scope) Send(ctx context.Context) (bool, time.Duration, error) {
+	v, err := s.run(ctx, send, 0)
+	if err != nil {
+		return false, 0, err
+	}
+	r, ok := v.([]any)
+	if !ok || len(r) != 2 {
+		return false, 0, s.c.redact(fmt.Errorf("unexpected reply %v", v))
+	}
+	if n, _ := r[0].(int64); n == 1 {
+		return true, 0, nil
+	}
+	us, _ := strconv.ParseInt(fmt.Sprint(r[1]), 10, 64)
+	return false, max(time.Duration(us)*time.Microsecond, time.Microsecond), nil
+}
+
+// Record records a response in the scope's adaptive limiter.
+func (s *Scope) Record(ctx context.Context, throttled bool) error {
+	flag := 0
+	if throttled {
+		flag = 1
+	}
+	_, err := s.run(ctx, record, flag)
+	return err
+}
+
+// Info returns the scope's state, refilled at the server's time; an error
+// wrapping bucket.ErrNoScope when the store has none.
+func (s *Scope) Info(ctx context.Context) (bucket.ScopeInfo, error) {
+	v, err := s.run(ctx, info, 0)
+	if err != nil {
+		return bucket.ScopeInfo{}, err
+	}
+	r, _ := v.([]any)
+	if len(r) == 0 {
+		return bucket.ScopeInfo{}, fmt.Errorf("%w %q in %s", bucket.ErrNoScope, s.name, s.c.url.redacted)
+	}
+	str := func(i int) string { x, _ := r[i].(string); return x }
+	num := func(i int) float64 { f, _ := strconv.ParseFloat(str(i), 64); return f }
+	micros := func(i int) time.Time {
+		n, err := strconv.ParseInt(str(i), 10, 64)
+		if err != nil || n <= 0 {
+			return time.Time{}
+		}
+		return time.UnixMicro(n).UTC()
+	}
+	tokens, _ := strconv.Atoi(str(0))
+	out := bucket.ScopeInfo{Name: s.name, Tokens: tokens, Capacity: s.capacity, Updated: micros(1)}
+	if str(2) != "" {
+		out.Adaptive = &bucket.AdaptiveInfo{Enabled: str(2) == "1", FillRate: num(3), MaxRate: num(4), MeasuredRate: num(5)}
+		if out.Adaptive.Enabled {
+			n, _ := strconv.ParseFloat(str(6), 64)
+			out.Adaptive.LastThrottle = time.UnixMicro(int64(n)).UTC()
+		}
+	}
+	return out, nil
+}
+
+// List returns the names of the scopes in the store, sorted.
+func (c *Client) List(ctx context.Context) ([]string, error) {
+	var names []string
+	iter := c.rdb.Scan(ctx, 0, KeyPrefix+"*", 100).Iterator()
+	for iter.Next(ctx) {
+		names = append(names, strings.TrimPrefix(iter.Val(), KeyPrefix))
+	}
+	if err := iter.Err(); err != nil {
+		return nil, c.redact(err)
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+// Reset removes the scope's state; an error wrapping bucket.ErrNoScope
+// when there is none.
+func (c *Client) Reset(ctx context.Context, name string) error {
+	if err := bucket.CheckName(name); err != nil {
+		return err
+	}
+	n, err := c.rdb.Del(ctx, KeyPrefix+name).Result()
+	if err != nil {
+		return c.redact(err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%w %q in %s", bucket.ErrNoScope, name, c.url.redacted)
+	}
+	return nil
+}
+
+var _ bucket.Store = (*Scope)(nil)

@@ -1,0 +1,254 @@
+package redis
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/retry-dev/retry/bucket"
+)
+
+// startRedis runs a redis-server on 127.0.0.1 with a free port and a
+// temporary directory for the test, and returns its URL. It skips the test
+// where redis-server is not installed.
+func startRedis(t *testing.T) *URL {
+	t.Helper()
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server is not installed (apt-get install redis-server): skipping the Redis store tests")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	c := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--save", "", "--appendonly", "no")
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
+	addr := "127.0.0.1:" + strconv.Itoa(port)
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		conn, err := net.Dial("tcp", addr)
+		if err == nil {
+			fmt.Fprint(conn, "PING\r\n")
+			line, _ := bufio.NewReader(conn).ReadString('\n')
+			conn.Close()
+			if line == "+PONG\r\n" {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server on %s did not answer", addr)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	u, err := ParseURL("redis://" + addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// testScope returns scope name of a fresh client, on a clock the test
+// moves.
+func testScope(t *testing.T, u *URL, name string, now *time.Time) *Scope {
+	t.Helper()
+	c := Dial(u)
+	t.Cleanup(func() { c.Close() })
+	s, err := c.Scope(name, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.clock = func() time.Time { return *now }
+	return s
+}
+
+// The Lua bucket follows the bucket package's arithmetic exactly: the same
+// sequence of takes, refunds and time on a Standard and on Redis leaves
+// the same tokens and the same refill waits.
+func TestRedisBucketMatchesStandard(t *testing.T) {
+	u := startRedis(t)
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	s := testScope(t, u, "api", &now)
+	std := bucket.NewStandard(bucket.StandardOptions{Now: func() time.Time { return now }})
+	// retry takes a retry's cost from std the way a run does.
+	retry := func(cost int) (bucket.Token, error) {
+		tok, _ := std.Acquire(ctx)
+		return tok.ScheduleRetry(ctx, cost == bucket.ThrottlingRetryCost)
+	}
+	steps := []struct {
+		advance time.Duration
+		op      string
+		n       int
+	}{
+		{0, "take", 14}, {0, "take", 14}, {10 * time.Millisecond, "take", 5},
+		{0, "drain", 0}, {150 * time.Millisecond, "take", 14}, {90 * time.Millisecond, "take", 5},
+		{0, "give", 1}, {1234 * time.Millisecond, "take", 14}, {450 * time.Millisecond, "give", 14},
+		{time.Minute, "take", 14}, {-time.Hour, "take", 14}, {time.Hour + time.Second, "give", 1},
+	}
+	for i, st := range steps {
+		now = now.Add(st.advance)
+		var errR, errS error
+		switch st.op {
+		case "take":
+			errR = s.Take(ctx, st.n)
+			var next bucket.Token
+			if next, errS = retry(st.n); errS == nil {
+				next.NotifyFailure()
+			}
+		case "give":
+			if st.n == 1 { // a first-try success
+				tok, _ := std.Acquire(ctx)
+				tok.NotifySuccess()
+				errR = s.Give(ctx, 1)
+				break
+			}
+			// A retry paid, then its success refunds it.
+			var next bucket.Token
+			if next, errS = retry(st.n); errS == nil {
+				next.NotifySuccess()
+			}
+			if errR = s.Take(ctx, st.n); errR == nil {
+				errR = s.Give(ctx, st.n)
+			}
+		case "drain":
+			for s.Take(ctx, 14) == nil {
+			}
+			for {
+				next, err := retry(14)
+				if err != nil {
+					break
+				}
+				next.NotifyFailure()
+			}
+		}
+		var er, es *bucket.EmptyError
+		if errors.As(errR, &er) != errors.As(errS, &es) || (er != nil && *er != *es) {
+			t.Fatalf("step %d (%s %d): redis %v, standard %v", i, st.op, st.n, errR, errS)
+		}
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := info.Tokens, std.Available(); got != want {
+			t.Fatalf("step %d (%s %d): redis holds %d, standard %d", i, st.op, st.n, got, want)
+		}
+	}
+}
+
+// The Lua CUBIC limiter follows bucket.Adaptive: the same responses at the
+// same times give the same fill rate, measured rate and send waits.
+func TestRedisAdaptiveMatchesAdaptive(t *testing.T) {
+	u := startRedis(t)
+	ctx := context.Background()
+	now := time.Date(2026, 1, 1, 0, 0, 0, 300_000_000, time.UTC)
+	s := testScope(t, u, "ddb", &now)
+	errWouldWait := errors.New("would wait")
+	a := bucket.NewAdaptive(bucket.AdaptiveOptions{
+		Now:   func() time.Time { return now },
+		Sleep: func(context.Context, time.Duration) error { return errWouldWait },
+	})
+	if ok, _, err := s.Send(ctx); !ok || err != nil { // creates the state at now, as NewAdaptive
+		t.Fatalf("first send: %v %v", ok, err)
+	}
+	type step struct {
+		advance   time.Duration
+		throttled bool
+	}
+	var steps []step
+	for i := range 40 {
+		steps = append(steps, step{time.Duration(90+i*7) * time.Millisecond, i%9 == 3 || i == 4})
+	}
+	outcomes := map[bool]int{}
+	for i, st := range steps {
+		now = now.Add(st.advance)
+		if err := s.Record(ctx, st.throttled); err != nil {
+			t.Fatal(err)
+		}
+		a.Update(st.throttled)
+		info, err := s.Info(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := a.Stats()
+		got := info.Adaptive
+		if got == nil || got.Enabled != want.Enabled || !close(got.FillRate, want.FillRate) || !close(got.MeasuredRate, want.MeasuredRate) {
+			t.Fatalf("step %d: redis %+v, adaptive %+v", i, got, want)
+		}
+		// A send: both grant, or both say the same wait.
+		okR, waitR, err := s.Send(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		errA := a.Wait(ctx)
+		if errA != nil && errA != errWouldWait {
+			t.Fatal(errA)
+		}
+		if okR != (errA == nil) {
+			t.Fatalf("step %d: redis send %v (wait %v), adaptive %v", i, okR, waitR, errA)
+		}
+		if got.Enabled {
+			outcomes[okR]++
+		}
+	}
+	if outcomes[true] == 0 || outcomes[false] == 0 {
+		t.Errorf("paced sends granted %d, refused %d: the steps do not exercise both", outcomes[true], outcomes[false])
+	}
+}
+
+func close(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+func TestRedisScopeAdmin(t *testing.T) {
+	u := startRedis(t)
+	ctx := context.Background()
+	now := time.Now()
+	s := testScope(t, u, "a", &now)
+	c := s.c
+	if err := s.Take(ctx, 14); err != nil {
+		t.Fatal(err)
+	}
+	names, err := c.List(ctx)
+	if err != nil || fmt.Sprint(names) != "[a]" {
+		t.Fatalf("List = %v, %v", names, err)
+	}
+	if ttl := c.rdb.PTTL(ctx, KeyPrefix+"a").Val(); ttl <= KeyTTL-time.Minute || ttl > KeyTTL {
+		t.Errorf("key expires in %v, want about %v", ttl, KeyTTL)
+	}
+	if err := c.Reset(ctx, "a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Reset(ctx, "a"); !errors.Is(err, bucket.ErrNoScope) {
+		t.Errorf("second Reset = %v, want ErrNoScope", err)
+	}
+	if _, err := s.Info(ctx); !errors.Is(err, bucket.ErrNoScope) {
+		t.Errorf("Info after Reset = %v, want ErrNoScope", err)
+	}
+}
+
+func TestParseURL(t *testing.T) {
+	for _, bad := range []string{"http://h", "redis://", "redis://h:0", "redis://h:99999", "redis://h:x", "redis://h/db", "redis://h/1?x=1", "unix:///s"} {
+		if _, err := ParseURL(bad); err == nil {
+			t.Errorf("ParseURL(%q) succeeded", bad)
+		}
+	}
+	u, err := ParseURL("rediss://ops:s3cr3t@h/2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.String() != "rediss://ops:xxxxx@h/2" || u.opts.DB != 2 || u.opts.TLSConfig == nil || u.opts.Addr != "h:6379" || u.opts.Password != "s3cr3t" {
+		t.Errorf("ParseURL: %s, %+v", u, u.opts)
+	}
+	if _, err := ParseURL("redis://ops:s3cr3t@h:99999"); err == nil || !strings.Contains(err.Error(), "xxxxx") || strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("error %v shows the password or no redacted URL", err)
+	}
+}

@@ -1,0 +1,320 @@
+package cmd
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
+)
+
+// ciModes are the words --ci (RETRY_CI) accepts.
+var ciModes = []string{"auto", "github", "gitlab", "none"}
+
+// ciSystem names the CI system whose log conventions retry follows.
+type ciSystem int
+
+const (
+	ciNone ciSystem = iota
+	ciGitHub
+	ciGitLab
+)
+
+// resolveCI turns --ci into a system. auto follows the environment
+// (GITHUB_ACTIONS=true, GITLAB_CI=true), except on a terminal: a person
+// watching needs neither workflow commands nor section markers. An explicit
+// github or gitlab always wins.
+func resolveCI(mode string, getenv func(string) string, terminal bool) ciSystem {
+	switch mode {
+	case "github":
+		return ciGitHub
+	case "gitlab":
+		return ciGitLab
+	case "none":
+		return ciNone
+	}
+	if terminal {
+		return ciNone
+	}
+	switch {
+	case getenv("GITHUB_ACTIONS") == "true":
+		return ciGitHub
+	case getenv("GITLAB_CI") == "true":
+		return ciGitLab
+	}
+	return ciNone
+}
+
+// ciLog writes the CI system's markup around retry's own lines: a
+// collapsible group or section per attempt, a warning annotation per
+// retried attempt and an error annotation when the run does not succeed
+// (GitHub), and at the end the step outputs and the summary table (GitHub).
+// Its markup goes to the process's stderr, where the attempts' stderr and
+// retry's lines go, so that it never mixes into a command's stdout that a
+// step redirects. A nil *ciLog does nothing.
+type ciLog struct {
+	system ciSystem
+	w      io.Writer // stderr
+	quiet  bool      // -q: no groups and no annotations; outputs and summary still written
+	label  func(n int) string
+	getenv func(string) string
+	mu     *sync.Mutex // shared with the logger: one line at a time
+	out    *lineTracker
+	open   int // the attempt whose group is open, 0 for none
+}
+
+// newCILog returns the CI markup writer for o, or nil when no CI system
+// applies.
+func newCILog(o *Options, l *logger) *ciLog {
+	sys := resolveCI(o.CI, os.Getenv, runner.IsTerminal(o.IO.Err))
+	if sys == ciNone {
+		return nil
+	}
+	// The attempts' stderr, retry's lines and the markup share one writer
+	// that knows whether the last byte ended a line: markup must start a
+	// line to be read, even after a command's output without a final line
+	// break.
+	t := &lineTracker{w: o.IO.Err, atStart: true}
+	if l.w == io.Writer(o.IO.Err) {
+		l.w = t
+	}
+	if c, ok := l.p.source.(*runner.Command); ok && c.Stderr == io.Writer(o.IO.Err) {
+		c.Stderr = t
+	}
+	return &ciLog{system: sys, w: t, out: t, quiet: o.Quiet, label: l.attemptLabel, getenv: os.Getenv, mu: &l.mu}
+}
+
+// lineTracker passes writes through and remembers whether the last byte
+// written ended a line.
+type lineTracker struct {
+	w       io.Writer
+	mu      sync.Mutex
+	atStart bool
+}
+
+func (t *lineTracker) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n, err := t.w.Write(b)
+	if n > 0 {
+		t.atStart = b[n-1] == '\n'
+	}
+	return n, err
+}
+
+// lineStart returns "\n" when the output stopped in the middle of a line.
+func (t *lineTracker) lineStart() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.atStart {
+		return ""
+	}
+	return "\n"
+}
+
+// lineStart returns what to write before a line so that it starts a line:
+// "\n" after a command's output that did not end one, else "".
+func (c *ciLog) lineStart() string {
+	if c == nil {
+		return ""
+	}
+	return c.out.lineStart()
+}
+
+// before runs before the logger handles e: it opens an attempt's group.
+func (c *ciLog) before(e runner.Event) {
+	if c == nil || c.quiet || e.Kind != runner.EventAttemptStart {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.open = e.Attempt
+	switch c.system {
+	case ciGitHub:
+		fmt.Fprintf(c.w, "%s::group::%s\n", c.lineStart(), escapeData(c.label(e.Attempt)))
+	case ciGitLab:
+		fmt.Fprintf(c.w, "%s\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
+			c.lineStart(), e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
+	}
+}
+
+// after runs after the logger handled e: it closes an attempt's group
+// (retry's lines for the attempt are inside it), annotates a retried
+// attempt, and annotates a run that did not succeed.
+func (c *ciLog) after(e runner.Event) {
+	if c == nil || c.quiet {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch e.Kind {
+	case runner.EventAttemptEnd:
+		r := e.Record
+		if c.open == r.Number {
+			switch c.system {
+			case ciGitHub:
+				fmt.Fprint(c.w, c.lineStart()+"::endgroup::\n")
+			case ciGitLab:
+				fmt.Fprintf(c.w, "%s\x1b[0Ksection_end:%d:retry_attempt_%d\r\x1b[0K\n", c.lineStart(), e.Time.Unix(), r.Number)
+			}
+			c.open = 0
+		}
+		if c.system == ciGitHub && r.Retried {
+			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
+			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
+		}
+	case runner.EventEnd:
+		if c.system == ciGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
+			fmt.Fprintf(c.w, "%s::error title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
+		}
+	}
+}
+
+// ciEndMessage says why a run did not succeed, for the error annotation:
+// "gave up after 3 attempts (attempts exhausted); last attempt: exit status
+// 1, retry (server-side) [no acceptor matched]".
+func ciEndMessage(out *runner.Outcome) string {
+	n := attemptCount(out)
+	var s string
+	switch out.End {
+	case runner.EndFailure:
+		s = fmt.Sprintf("failed on attempt %d", n)
+	case runner.EndInterrupted:
+		s = fmt.Sprintf("interrupted after %s", plural(n, "attempt"))
+	default:
+		s = fmt.Sprintf("gave up after %s (%s)", plural(n, "attempt"), out.End)
+	}
+	if out.Err != nil && out.End != runner.EndFailure {
+		s += ": " + out.Err.Error()
+	}
+	if last := out.Last(); last != nil {
+		s += "; last attempt: " + happened(last)
+		if d := last.Decision; d.Directive != acceptor.NoDecision {
+			s += fmt.Sprintf(", %s [%s]", d.Directive, why(d))
+		}
+	}
+	return s
+}
+
+// finish writes the step outputs and the summary table (GitHub), once the
+// exit status is known. Problems writing them are warnings: the run's exit
+// status stays the run's.
+func (c *ciLog) finish(o *Options, out *runner.Outcome, code int, warn func(string, ...any)) {
+	if c == nil || c.system != ciGitHub {
+		return
+	}
+	if path := c.getenv("GITHUB_OUTPUT"); path != "" {
+		var b strings.Builder
+		for _, kv := range [][2]string{
+			{"attempts", fmt.Sprint(attemptCount(out))},
+			{"exit-code", fmt.Sprint(code)},
+			{"outcome", out.End.String()},
+		} {
+			writeOutput(&b, kv[0], kv[1])
+		}
+		if err := appendFile(path, b.String()); err != nil {
+			warn("GITHUB_OUTPUT: %v", err)
+		}
+	}
+	if path := c.getenv("GITHUB_STEP_SUMMARY"); path != "" {
+		if err := appendFile(path, stepSummary(o, out, code)); err != nil {
+			warn("GITHUB_STEP_SUMMARY: %v", err)
+		}
+	}
+}
+
+// writeOutput writes one step output in the heredoc form of $GITHUB_OUTPUT,
+// with a random delimiter so that no value can end it early.
+func writeOutput(b *strings.Builder, name, value string) {
+	var r [16]byte
+	_, _ = rand.Read(r[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	delim := "ghadelimiter_" + hex.EncodeToString(r[:])
+	fmt.Fprintf(b, "%s<<%s\n%s\n%s\n", name, delim, value, delim)
+}
+
+// stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
+func stepSummary(o *Options, out *runner.Outcome, code int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", o.name(), out.End, plural(attemptCount(out), "attempt"), code)
+	b.WriteString("| attempt | duration | status | directive | reason | delay |\n")
+	b.WriteString("|---:|---:|---|---|---|---:|\n")
+	for i := range out.Attempts {
+		r := &out.Attempts[i]
+		directive, reason := "stopped", ""
+		if r.Decision.Directive != acceptor.NoDecision {
+			directive = r.Decision.Directive.String()
+			reason = why(r.Decision)
+		} else if r.Result.Stopped != nil {
+			reason = r.Result.Stopped.Error()
+		}
+		delay := "–"
+		if r.Retried {
+			delay = formatDuration(r.Delay)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.Number, formatDuration(r.Duration),
+			markdownCell(happened(r)), markdownCell(directive), markdownCell(reason), delay)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// markdownCell keeps text inside one table cell and out of Markdown and
+// HTML: pipes, backslashes and markup characters escaped, line breaks as
+// spaces.
+func markdownCell(s string) string {
+	r := strings.NewReplacer(
+		"\\", "\\\\", "|", "\\|", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
+		"<", "&lt;", ">", "&gt;", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ")
+	return r.Replace(s)
+}
+
+func appendFile(path, s string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(s); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// escapeData escapes a workflow command's message as the GitHub runner
+// unescapes it (% first), so that a message is one line and can never start
+// a command of its own.
+func escapeData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// escapeProperty escapes a workflow command's property value: as data, and
+// also ':' and ',' that would end the value.
+func escapeProperty(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// gitlabText keeps a section header on its line: control characters (line
+// breaks, escapes) become spaces.
+func gitlabText(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// line keeps one of retry's log lines on one line on GitHub, where a line
+// break in a message (a regexp, an error code, a command's error text) would
+// start a new line that the runner could read as a workflow command.
+func (c *ciLog) line(s string) string {
+	if c == nil || c.system != ciGitHub {
+		return s
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}

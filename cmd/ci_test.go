@@ -1,0 +1,55 @@
+package cmd
+
+import "testing"
+
+func TestEscapeWorkflowCommand(t *testing.T) {
+	for _, c := range []struct{ in, data, prop string }{
+		{"plain", "plain", "plain"},
+		{"100%", "100%25", "100%25"},
+		{"%0A", "%250A", "%250A"},
+		{"a\nb\r\nc", "a%0Ab%0D%0Ac", "a%0Ab%0D%0Ac"},
+		{"x::error::y", "x::error::y", "x%3A%3Aerror%3A%3Ay"},
+		{"k=v,title=z", "k=v,title=z", "k=v%2Ctitle=z"},
+	} {
+		if got := escapeData(c.in); got != c.data {
+			t.Errorf("escapeData(%q) = %q, want %q", c.in, got, c.data)
+		}
+		if got := escapeProperty(c.in); got != c.prop {
+			t.Errorf("escapeProperty(%q) = %q, want %q", c.in, got, c.prop)
+		}
+	}
+}
+
+func TestResolveCI(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	gh := env(map[string]string{"GITHUB_ACTIONS": "true"})
+	gl := env(map[string]string{"GITLAB_CI": "true"})
+	none := env(nil)
+	for _, c := range []struct {
+		mode     string
+		getenv   func(string) string
+		terminal bool
+		want     ciSystem
+	}{
+		{"auto", gh, false, ciGitHub},
+		{"auto", gl, false, ciGitLab},
+		{"auto", none, false, ciNone},
+		{"auto", gh, true, ciNone}, // a person at a terminal
+		{"auto", env(map[string]string{"GITHUB_ACTIONS": "1"}), false, ciNone},
+		{"github", none, true, ciGitHub},
+		{"gitlab", gh, false, ciGitLab},
+		{"none", gh, false, ciNone},
+	} {
+		if got := resolveCI(c.mode, c.getenv, c.terminal); got != c.want {
+			t.Errorf("resolveCI(%q, terminal %v) = %v, want %v", c.mode, c.terminal, got, c.want)
+		}
+	}
+}
+
+func TestMarkdownCell(t *testing.T) {
+	got := markdownCell("a|b\n<script>`x`*_[l](u)\\")
+	want := `a\|b &lt;script&gt;\` + "`" + `x\` + "`" + `\*\_\[l\](u)\\`
+	if got != want {
+		t.Errorf("markdownCell = %q, want %q", got, want)
+	}
+}

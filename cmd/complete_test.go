@@ -1,0 +1,43 @@
+package cmd
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestEnumAndFileFlagsComplete checks that the enum flags of run and wait
+// (including those other flags' authors add, as long as SPEC names their
+// words) complete their words, and the file flags complete files.
+func TestEnumAndFileFlagsComplete(t *testing.T) {
+	enums := []string{"backoff", "jitter", "mode", "stdout", "log-format", "ci", "when-empty", "output"}
+	for _, c := range helpCommands() {
+		for _, name := range enums {
+			if c.Flags().Lookup(name) == nil {
+				continue
+			}
+			fn, ok := c.GetFlagCompletionFunc(name)
+			if !ok {
+				t.Errorf("retry %s --%s: no completion", c.Name(), name)
+				continue
+			}
+			words, dir := fn(c, nil, "")
+			if len(words) < 2 || dir != cobra.ShellCompDirectiveNoFileComp {
+				t.Errorf("retry %s --%s completes %v (directive %d), want its words and no files", c.Name(), name, words, dir)
+			}
+		}
+		for name := range fileFlags {
+			if c.Flags().Lookup(name) == nil {
+				continue
+			}
+			fn, ok := c.GetFlagCompletionFunc(name)
+			if !ok {
+				t.Errorf("retry %s --%s: no completion", c.Name(), name)
+				continue
+			}
+			if _, dir := fn(c, nil, ""); dir != cobra.ShellCompDirectiveDefault && dir != cobra.ShellCompDirectiveFilterFileExt {
+				t.Errorf("retry %s --%s: directive %d, want files", c.Name(), name, dir)
+			}
+		}
+	}
+}

@@ -1,0 +1,158 @@
+package durable
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Duration is a time.Duration written as Go writes durations ("1m30s").
+type Duration time.Duration
+
+// MarshalText writes d as time.Duration's String does.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// UnmarshalText reads a Go duration; a negative one is an error.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("bad duration %q", b)
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %q", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// FormatDuration writes d the way retry's logs do: "40ms", "1m30s", "2h0m0s"
+// rounded to the millisecond above one second.
+func FormatDuration(d time.Duration) string {
+	if d >= time.Second {
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
+}
+
+// CorruptError is a state file that cannot be read as a state: not JSON,
+// another format version, or values no retry writes. It is never taken as a
+// new sequence, since that would retry past a limit the user set.
+type CorruptError struct{ Problem string }
+
+func (e *CorruptError) Error() string { return "corrupt state: " + e.Problem }
+
+// Encode writes s as indented JSON with a final newline.
+func Encode(s *State) ([]byte, error) {
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Decode reads a state written by Encode and checks that it is one retry
+// could have written: the format version, a SHA-256 identity, a known
+// status, attempt numbers that rise in the history and do not pass the
+// count, no negative number. Anything else is a *CorruptError; Decode never
+// panics, whatever b holds.
+func Decode(b []byte) (*State, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, &CorruptError{"the file is empty"}
+	}
+	var probe struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return nil, &CorruptError{"not JSON: " + jsonProblem(err)}
+	}
+	if probe.Version == nil {
+		return nil, &CorruptError{"no format version"}
+	}
+	if *probe.Version != FormatVersion {
+		return nil, &CorruptError{fmt.Sprintf("format version %d; this retry reads version %d", *probe.Version, FormatVersion)}
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, &CorruptError{jsonProblem(err)}
+	}
+	if dec.More() {
+		return nil, &CorruptError{"data after the JSON object"}
+	}
+	if err := s.validate(); err != nil {
+		return nil, &CorruptError{err.Error()}
+	}
+	return &s, nil
+}
+
+func jsonProblem(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+func (s *State) validate() error {
+	if len(s.Identity) != 64 {
+		return fmt.Errorf("identity %q is not a SHA-256 in hex", s.Identity)
+	}
+	if _, err := hex.DecodeString(s.Identity); err != nil {
+		return fmt.Errorf("identity %q is not a SHA-256 in hex", s.Identity)
+	}
+	switch s.Status {
+	case Pending, Running, GivenUp, Failed:
+	default:
+		return fmt.Errorf("unknown status %q", s.Status)
+	}
+	switch {
+	case s.Attempts < 0:
+		return fmt.Errorf("attempts %d is negative", s.Attempts)
+	case s.MaxAttempts < 0:
+		return fmt.Errorf("max_attempts %d is negative", s.MaxAttempts)
+	case s.PID < 0:
+		return fmt.Errorf("pid %d is negative", s.PID)
+	case s.Exit < 0 || s.Exit > 255:
+		return fmt.Errorf("exit_status %d is not an exit status", s.Exit)
+	case s.Status.Terminal() && s.Exit == 0:
+		return fmt.Errorf("%s with exit_status 0", s.Status)
+	case s.Status == Running && s.Attempts == 0:
+		return errors.New("running with no attempt made")
+	case s.Attempts > 0 && s.Started.IsZero():
+		return errors.New("attempts made but no start time")
+	case len(s.History) > MaxHistory:
+		return fmt.Errorf("%d history entries, more than %d", len(s.History), MaxHistory)
+	case len(s.History) > s.Attempts:
+		return fmt.Errorf("%d history entries for %d attempts", len(s.History), s.Attempts)
+	case s.History == nil:
+		return errors.New("no history")
+	case s.Attempts > 0 && len(s.History) == 0:
+		return fmt.Errorf("%d attempts and no history", s.Attempts)
+	}
+	for i, e := range s.History {
+		switch {
+		case e.Attempt < 1 || e.Attempt > s.Attempts:
+			return fmt.Errorf("history entry %d: attempt %d out of 1..%d", i+1, e.Attempt, s.Attempts)
+		case i > 0 && e.Attempt <= s.History[i-1].Attempt:
+			return fmt.Errorf("history entry %d: attempt %d does not follow attempt %d", i+1, e.Attempt, s.History[i-1].Attempt)
+		case e.ExitCode < -1 || e.ExitCode > 255:
+			return fmt.Errorf("history entry %d: exit_code %d is not an exit status", i+1, e.ExitCode)
+		case e.Status < 0 || e.Status > 999:
+			return fmt.Errorf("history entry %d: http_status %d is not an HTTP status", i+1, e.Status)
+		case e.Directive == "":
+			return fmt.Errorf("history entry %d: no directive", i+1)
+		}
+	}
+	if n := len(s.History); n > 0 && s.History[n-1].Attempt != s.Attempts {
+		return fmt.Errorf("the last history entry is attempt %d, not the last attempt %d", s.History[n-1].Attempt, s.Attempts)
+	}
+	if s.Status == Running && len(s.History) == 0 {
+		return errors.New("running with no history")
+	}
+	return nil
+}

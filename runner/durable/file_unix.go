@@ -1,0 +1,281 @@
+//go:build unix
+
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// File is a state file locked for the whole invocation.
+//
+// The lock is an exclusive flock on the inode at the path. Every write
+// replaces that inode (a temporary file in the same directory, fsync,
+// rename, fsync of the directory), and the new inode is locked before it
+// appears at the path, so the path always names a locked inode while the
+// invocation runs. Lock verifies, once it holds a lock, that the path still
+// names the inode it locked (an invocation that replaced or removed it may
+// have ended in between) and starts over if not. A state created from
+// nothing is linked into place, which fails if another invocation created
+// one first: that one holds it (ErrBusy).
+type File struct {
+	path string
+	f    *os.File // the locked inode at path; nil while there is none
+}
+
+// ErrBusy is returned when another invocation holds the state.
+var ErrBusy = errors.New("busy: another retry is using this state")
+
+// RefusedError is a path that does not hold a private regular file of the
+// user running retry: a symbolic link, a FIFO, a directory, a device, or a
+// file owned by another user.
+type RefusedError struct{ Path, Problem string }
+
+func (e *RefusedError) Error() string { return e.Path + ": " + e.Problem }
+
+// MakeDir creates the missing directories of path with mode 0700 (and
+// leaves existing ones as they are).
+func MakeDir(path string) error {
+	return os.MkdirAll(filepath.Dir(path), 0o700)
+}
+
+// Lock takes the exclusive lock of the state at path without waiting
+// (ErrBusy when another invocation holds it). No file at path is not an
+// error: the first Write creates it (in a directory that exists: MakeDir).
+func Lock(path string) (*File, error) {
+	for range 100 {
+		f, err := openChecked(path)
+		if errors.Is(err, os.ErrNotExist) {
+			return &File{path: path}, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return nil, ErrBusy
+			}
+			return nil, &os.PathError{Op: "flock", Path: path, Err: err}
+		}
+		if same(f, path) {
+			return &File{path: path, f: f}, nil
+		}
+		f.Close() // replaced or removed by the invocation that held it: again
+	}
+	return nil, ErrBusy
+}
+
+// Read returns the state held at the path, nil when there is none, or a
+// *CorruptError.
+func (fl *File) Read() (*State, error) {
+	if fl.f == nil {
+		return nil, nil
+	}
+	if _, err := fl.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(fl.f, maxFileSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxFileSize {
+		return nil, &CorruptError{fmt.Sprintf("larger than %d bytes", maxFileSize)}
+	}
+	return Decode(b)
+}
+
+// maxFileSize bounds what Read and ReadFile read: a state with a full
+// history is some 40 KiB.
+const maxFileSize = 1 << 20
+
+// Write replaces the state at the path with s, atomically and durably: a
+// temporary file (mode 0600) in the same directory, fsync, locked, renamed
+// over the path (or linked, when there was no file: ErrBusy if one appeared
+// meanwhile), fsync of the directory.
+func (fl *File) Write(s *State) error {
+	b, err := Encode(s)
+	if err != nil {
+		return err
+	}
+	dir, base := filepath.Split(fl.path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(b); err != nil {
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		return err
+	}
+	if err := flock(tmp, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		return &os.PathError{Op: "flock", Path: tmp.Name(), Err: err}
+	}
+	if fl.f == nil {
+		if err := os.Link(tmp.Name(), fl.path); err != nil {
+			if errors.Is(err, os.ErrExist) {
+				return ErrBusy
+			}
+			return err
+		}
+		os.Remove(tmp.Name())
+	} else if err := os.Rename(tmp.Name(), fl.path); err != nil {
+		return err
+	}
+	ok = true
+	if err := syncDir(dir); err != nil {
+		return err
+	}
+	if fl.f != nil {
+		fl.f.Close()
+	}
+	fl.f = tmp
+	return nil
+}
+
+// Remove removes the state file, still holding its lock, and syncs the
+// directory. Without a file it does nothing.
+func (fl *File) Remove() error {
+	if fl.f == nil {
+		return nil
+	}
+	if err := os.Remove(fl.path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(fl.path))
+}
+
+// Exists reports whether a state file was at the path when it was locked
+// or written.
+func (fl *File) Exists() bool { return fl.f != nil }
+
+// Close releases the lock.
+func (fl *File) Close() error {
+	if fl.f == nil {
+		return nil
+	}
+	err := fl.f.Close()
+	fl.f = nil
+	return err
+}
+
+// ReadFile reads the state at path without locking it (retry state show):
+// writes are atomic, so it sees one whole state. It refuses what Lock
+// refuses. No file: nil, nil.
+func ReadFile(path string) (*State, error) {
+	f, err := openChecked(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fl := &File{path: path, f: f}
+	return fl.Read()
+}
+
+// openChecked opens path for reading without following a symbolic link and
+// without blocking on a FIFO, and refuses anything but a regular file owned
+// by the effective user.
+func openChecked(path string) (*os.File, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := private(path, fi); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, unix.ELOOP) {
+			return nil, &RefusedError{path, "is a symbolic link; retry does not follow links for its state: give the file's real path"}
+		}
+		return nil, err
+	}
+	fi, err = f.Stat()
+	if err == nil {
+		err = private(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// private refuses what is not a regular file owned by the effective user.
+func private(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m&os.ModeSymlink != 0:
+		return &RefusedError{path, "is a symbolic link; retry does not follow links for its state: give the file's real path"}
+	case m&os.ModeNamedPipe != 0:
+		return &RefusedError{path, "is a FIFO, not a state file: give the path of a regular file"}
+	case m.IsDir():
+		return &RefusedError{path, "is a directory: give the path of a file in it"}
+	case !m.IsRegular():
+		return &RefusedError{path, "is not a regular file: give the path of a regular file"}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+		return &RefusedError{path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", st.Uid, os.Geteuid())}
+	}
+	return nil
+}
+
+// same reports whether path still names the inode f has open.
+func same(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+func flock(f *os.File, how int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) {
+		for {
+			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
+				return
+			}
+		}
+	}); err != nil {
+		return err
+	}
+	return ferr
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
+		return err
+	}
+	return nil
+}
