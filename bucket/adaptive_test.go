@@ -208,6 +208,17 @@ func (r *times) get() []time.Duration {
 	return out
 }
 
+// throttleToFloor records four throttles at one instant on a fresh
+// limiter. The first, alone in the open half-second, cuts the rate so far
+// (0.8·1/0.5 = 1.6/s) to 0.7·1.6 = 1.12/s; each next one cuts the fill rate
+// again (0.784, 0.5488, 0.38416), and the floor holds it at 0.5/s: one
+// send every 2s from an empty bucket of 1.
+func throttleToFloor(l interface{ Update(bool) }) {
+	for range 4 {
+		l.Update(true)
+	}
+}
+
 func mustWait(t *testing.T, l interface{ Wait(context.Context) error }) {
 	t.Helper()
 	if err := l.Wait(context.Background()); err != nil {
@@ -229,10 +240,9 @@ func TestAdaptivePacing(t *testing.T) {
 			t.Fatalf("unpaced Waits took %v", d)
 		}
 
-		// A throttle at 0s with nothing measured: rate 0, so the fill rate
-		// is the 0.5/s floor and the bucket (capacity 1) starts empty: one
-		// send every 2s.
-		a.Update(true)
+		// Four throttles at 0s bring the fill rate to the 0.5/s floor and
+		// the bucket (capacity 1) starts empty: one send every 2s.
+		throttleToFloor(a)
 		if got := a.Stats(); !got.Enabled || got.FillRate != 0.5 || got.Tokens != 0 {
 			t.Fatalf("after the throttle: %+v", got)
 		}
@@ -245,34 +255,35 @@ func TestAdaptivePacing(t *testing.T) {
 			t.Fatalf("second paced send at %v, want 4s", d)
 		}
 
-		// A success at 4s: 2 responses over [0s, 4s) measure 0.5/s,
-		// smoothed 0.8·0.5 = 0.4/s; CUBIC from W_max = 0 gives 0.4·4³ =
-		// 25.6/s, held to twice the measured rate: 0.8/s. The next token
-		// comes 1/0.8 = 1.25s later.
+		// A success at 4s: 5 responses over [0s, 4s) measure 1.25/s,
+		// smoothed 0.8·1.25 = 1/s; CUBIC from W_max = 0.5488 (the rate the
+		// last throttle cut) gives 0.4·(4-K)³ + 0.5488 ≈ 14.4/s, held to
+		// twice the measured rate: 2/s. The next token comes 1/2 = 0.5s
+		// later.
 		a.Update(false)
-		if got := a.Stats(); !floatEqual(got.MeasuredRate, 0.4) || !floatEqual(got.FillRate, 0.8) {
+		if got := a.Stats(); !floatEqual(got.MeasuredRate, 1) || !floatEqual(got.FillRate, 2) {
 			t.Fatalf("after the success: %+v", got)
 		}
 		mustWait(t, a)
-		if d := since(); d != 5250*time.Millisecond {
-			t.Fatalf("third paced send at %v, want 5.25s", d)
+		if d := since(); d != 4500*time.Millisecond {
+			t.Fatalf("third paced send at %v, want 4.5s", d)
 		}
 
-		// A Wait cancelled after 0.5s returns the cause and takes nothing:
-		// at 5.75s the bucket holds 0.5·0.8 = 0.4, so the next send is
-		// 0.6/0.8 = 0.75s later, at 6.5s.
+		// A Wait cancelled after 0.25s returns the cause and takes nothing:
+		// at 4.75s the bucket holds 0.25·2 = 0.5, so the next send is
+		// 0.5/2 = 0.25s later, at 5s.
 		cause := errors.New("interrupted")
 		ctx, cancel := context.WithCancelCause(context.Background())
-		time.AfterFunc(500*time.Millisecond, func() { cancel(cause) })
+		time.AfterFunc(250*time.Millisecond, func() { cancel(cause) })
 		if err := a.Wait(ctx); err != cause {
 			t.Fatalf("cancelled Wait = %v, want %v", err, cause)
 		}
-		if d := since(); d != 5750*time.Millisecond {
-			t.Fatalf("cancelled Wait returned at %v, want 5.75s", d)
+		if d := since(); d != 4750*time.Millisecond {
+			t.Fatalf("cancelled Wait returned at %v, want 4.75s", d)
 		}
 		mustWait(t, a)
-		if d := since(); d != 6500*time.Millisecond {
-			t.Fatalf("send after the cancelled Wait at %v, want 6.5s", d)
+		if d := since(); d != 5*time.Second {
+			t.Fatalf("send after the cancelled Wait at %v, want 5s", d)
 		}
 
 		// A Wait on a done context returns its cause without a token.
@@ -282,10 +293,46 @@ func TestAdaptivePacing(t *testing.T) {
 	})
 }
 
+// TestAdaptiveFleetFirstThrottle: a fleet that starts at once sees its
+// first throttle within the first half-second, before the SDKs' measured
+// rate exists. 10 successes and a throttle at one instant: the open bucket
+// already proves 11 responses per half-second, 0.8·22 = 17.6/s smoothed,
+// so the throttle cuts to 0.7·17.6 = 12.32/s (the SDKs, from a measured
+// rate of 0, to the 0.5/s floor). A second throttle of the same burst cuts
+// the fill rate again: 0.7·12.32 = 8.624/s.
+func TestAdaptiveFleetFirstThrottle(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		a := NewAdaptive(AdaptiveOptions{})
+		for range 10 {
+			a.Update(false)
+		}
+		if got := a.Stats(); got.Enabled || got.MeasuredRate != 0 || got.FillRate != AdaptiveMinFillRate {
+			t.Fatalf("after 10 successes: %+v", got)
+		}
+		a.Update(true)
+		if got := a.Stats(); !got.Enabled || got.MeasuredRate != 0 || !floatEqual(got.FillRate, 12.32) || got.Tokens != 0 {
+			t.Fatalf("after the throttle: %+v", got)
+		}
+		// The bucket starts empty: sends at k/12.32s (81.168831…ms),
+		// rounded up to the nanosecond.
+		for _, want := range []time.Duration{81168832, 162337663} {
+			mustWait(t, a)
+			if d := time.Since(start); d != want {
+				t.Fatalf("send at %v, want %v", d, want)
+			}
+		}
+		a.Update(true)
+		if got := a.Stats(); math.Abs(got.FillRate-8.624) > 1e-12 {
+			t.Fatalf("after the second throttle: %+v", got)
+		}
+	})
+}
+
 func TestAdaptiveConcurrentWaiters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		a := NewAdaptive(AdaptiveOptions{})
-		a.Update(true) // 0.5/s, empty bucket of 1
+		throttleToFloor(a) // 0.5/s, empty bucket of 1
 		rec := &times{start: time.Now()}
 		var wg sync.WaitGroup
 		for range 4 {
@@ -314,7 +361,7 @@ func TestAdaptiveInjectedClock(t *testing.T) {
 			return nil
 		},
 	})
-	a.Update(true)
+	throttleToFloor(a)
 	mustWait(t, a)
 	mustWait(t, a)
 	if want := []time.Duration{2 * time.Second, 2 * time.Second}; !slices.Equal(slept, want) {

@@ -431,9 +431,9 @@ func TestScopeLimiterShared(t *testing.T) {
 			t.Fatalf("unthrottled: stats %+v after %v", st, since())
 		}
 
-		// Process a is throttled at 0s; b is paced too, and the two share
-		// one send token every 2s (the 0.5/s floor).
-		a.Update(true)
+		// Process a is throttled at 0s (to the floor); b is paced too, and
+		// the two share one send token every 2s (0.5/s).
+		throttleToFloor(a)
 		if st, err := b.Stats(); err != nil || !st.Enabled || st.FillRate != 0.5 || st.Tokens != 0 {
 			t.Fatalf("b after a's throttle: %+v, %v", st, err)
 		}
@@ -504,8 +504,8 @@ func TestScopeLimiterIdleReset(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()
 		a := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
-		a.Update(true) // paced: 0.5/s, empty bucket
-		mustWait(t, a) // at 2s; the state was last used then
+		throttleToFloor(a) // paced: 0.5/s, empty bucket
+		mustWait(t, a)     // at 2s; the state was last used then
 
 		// 10 minutes after its last use the state still paces: the bucket
 		// refilled to its capacity of 1, and the next send waits 2s.

@@ -144,12 +144,15 @@ elseif b < s.a_rate_bucket then
   s.a_request_count = 0
   s.a_rate_bucket = b
 end
+-- The rate so far: what the open bucket would fold now, when it proves
+-- more than the measured rate (bucket.adaptiveState.rateSoFar).
+local measured = math.max(s.a_measured_rate, s.a_request_count / 0.5 * 0.8 + s.a_measured_rate * 0.2)
 local function window()
   s.a_time_window = (s.a_last_max_rate * (1 - 0.7) / 0.4) ^ (1 / 3)
 end
 if throttled then
-  local rate = s.a_measured_rate
-  if s.a_enabled == 1 then rate = math.min(s.a_measured_rate, s.a_fill_rate) end
+  local rate = measured
+  if s.a_enabled == 1 then rate = math.min(measured, s.a_fill_rate) end
   s.a_last_max_rate = rate
   window()
   s.a_last_throttle = now
@@ -160,7 +163,7 @@ else
   local dt = (now - s.a_last_throttle) / 1000000
   s.a_calculated_rate = 0.4 * (dt - s.a_time_window) ^ 3 + s.a_last_max_rate
 end
-local rate = math.min(s.a_calculated_rate, 2 * s.a_measured_rate)
+local rate = math.min(s.a_calculated_rate, 2 * measured)
 arefill(s)
 s.a_fill_rate = math.max(rate, 0.5)
 s.a_capacity = math.max(rate, 1)

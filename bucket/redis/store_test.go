@@ -165,7 +165,9 @@ func TestRedisAdaptiveMatchesAdaptive(t *testing.T) {
 		advance   time.Duration
 		throttled bool
 	}
-	var steps []step
+	// A burst within the first half-second, throttled at its end: the rate
+	// so far of the open bucket (bucket.adaptiveState.rateSoFar).
+	steps := []step{{5 * time.Millisecond, false}, {0, false}, {0, false}, {10 * time.Millisecond, false}, {0, true}}
 	for i := range 40 {
 		steps = append(steps, step{time.Duration(90+i*7) * time.Millisecond, i%9 == 3 || i == 4})
 	}
