@@ -65,7 +65,7 @@ type ciLog struct {
 	notYet func(r *runner.Record) bool // a wait's poll that is simply not done yet
 	getenv func(string) string
 	mu     *sync.Mutex // shared with the logger: one line at a time
-	open   int // the attempt whose group is open, 0 for none
+	open   int         // the attempt whose group is open, 0 for none
 }
 
 // newCILog returns the CI markup writer for o, or nil when no CI system
@@ -284,4 +284,3 @@ func (c *ciLog) line(s string) string {
 	}
 	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
 }
-
