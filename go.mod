@@ -21,3 +21,8 @@ require (
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
 )
+
+// Start-up (issue 12): no background goroutine that re-reads the cgroup CPU
+// limit every second (Go 1.25's updatemaxprocs); it costs every run a thread
+// at start, and retry's GOMAXPROCS does not matter once it runs.
+godebug updatemaxprocs=0
