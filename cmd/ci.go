@@ -164,7 +164,9 @@ func (c *ciLog) after(e runner.Event) {
 			}
 			c.open = 0
 		}
-		if c.system == ciGitHub && r.Retried {
+		// A success that --consecutive follows with another attempt is no
+		// warning: only retries are.
+		if c.system == ciGitHub && r.Retried && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
 			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
 		}
