@@ -20,6 +20,7 @@ require (
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	go.uber.org/atomic v1.12.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
+	mvdan.cc/sh/v3 v3.10.0
 )
 
 // Start-up (issue 12): no background goroutine that re-reads the cgroup CPU

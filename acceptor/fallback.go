@@ -30,10 +30,6 @@ var commandThrottlingCodes = map[string]bool{
 	"429":                true,
 }
 
-// IsThrottlingCode reports whether code is one of the throttling error codes
-// of seed 002 (Throttling, ThrottlingException, SlowDown, …).
-func IsThrottlingCode(code string) bool { return throttlingCodes[code] }
-
 // IsThrottlingResponse reports whether an HTTP status with an error code is a
 // throttling error under seed 002: 429; 400 with a throttling code; 403
 // RequestThrottled; 502 EC2ThrottledException; 503 SlowDown or
@@ -59,8 +55,10 @@ func IsThrottlingResponse(status int, code string) bool {
 
 // RunFallback classifies an attempt no acceptor matched, for retry run.
 //
-// Commands: exit 0 succeeds; a start failure or a status of 126 or 127 (a
-// shell's "cannot execute" and "not found") fails; an attempt
+// Commands: exit 0 succeeds; a start failure, an attempt the source gave up
+// on (Err set and not Transient: its output went past --max-output, it
+// stopped waiting for the terminal) or a status of 126 or 127 (a shell's
+// "cannot execute" and "not found") fails; an attempt
 // stopped by --attempt-timeout is a retry (timeout); a known throttling error
 // code is a retry (throttling); any other non-zero status is a retry
 // (server-side). The throttling codes are seed 002's list plus kubectl's
@@ -79,6 +77,11 @@ func RunFallback(a *Attempt) (Directive, string) {
 		return RetryTimeout, "attempt timed out"
 	case a.NotStarted:
 		return Fail, fmt.Sprintf("could not start (exit status %d)", a.ExitCode)
+	case a.Err != nil && !a.Transient:
+		// The source gave up on it (its output went past its bound, it
+		// stopped waiting for the terminal): running it again would end
+		// the same way.
+		return Fail, a.Err.Error()
 	case a.ExitCode == 126 || a.ExitCode == 127:
 		return Fail, fmt.Sprintf("exit status %d: the command cannot be executed or was not found", a.ExitCode)
 	case a.ExitCode == 0 && !a.Failed:

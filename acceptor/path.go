@@ -402,7 +402,8 @@ func jmesFunctionArity(name string) (lo, hi int, ok bool) {
 
 // checkFunctions walks a parsed expression and refuses calls of unknown
 // functions, with the wrong number of arguments, or of something that is
-// not a name (`@(a)`, which makes the library panic).
+// not a name (`@(a)`, which makes the library panic), and slices with a step
+// of 0 (`[::0]`), which are an error on every document.
 func checkFunctions(v reflect.Value) error {
 	n, ok := asASTNode(v)
 	if !ok {
@@ -410,6 +411,18 @@ func checkFunctions(v reflect.Value) error {
 	}
 	var walk func(n astNode) error
 	walk = func(n astNode) error {
+		if n.kind() == int64(jmespath.ASTSlice) {
+			// A step of 0 fails on every document ([::0]): refuse it now.
+			if parts := n.v.FieldByName("value"); parts.Kind() == reflect.Interface && !parts.IsNil() {
+				parts = parts.Elem()
+				if parts.Kind() == reflect.Slice && parts.Len() == 3 {
+					step := parts.Index(2)
+					if step.Kind() == reflect.Pointer && !step.IsNil() && step.Elem().CanInt() && step.Elem().Int() == 0 {
+						return errors.New("a slice step cannot be 0")
+					}
+				}
+			}
+		}
 		if n.kind() == int64(jmespath.ASTFunctionExpression) {
 			name, ok := n.str()
 			if !ok {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -93,10 +95,15 @@ type WaiterFile struct {
 	waiters map[string]*Waiter
 }
 
+// MaxModelSize bounds a waiter model file: 64 MiB, well above the largest
+// botocore model (EC2's is under 100 KB).
+const MaxModelSize = 64 << 20
+
 // LoadWaiters reads and validates the waiter model at path; see
-// ParseWaiters.
+// ParseWaiters. It refuses what is not a regular file (a FIFO would block,
+// /dev/zero never ends) and a file larger than MaxModelSize.
 func LoadWaiters(path string) (*WaiterFile, error) {
-	b, err := os.ReadFile(path)
+	b, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +113,43 @@ func LoadWaiters(path string) (*WaiterFile, error) {
 	}
 	f.Path = path
 	return f, nil
+}
+
+// readModel reads a regular file of at most MaxModelSize bytes.
+func readModel(path string) ([]byte, error) {
+	// O_NONBLOCK: opening a FIFO without a writer must not block.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		kind := "a device"
+		switch m := fi.Mode(); {
+		case m.IsDir():
+			kind = "a directory"
+		case m&os.ModeNamedPipe != 0:
+			kind = "a FIFO"
+		case m&os.ModeSocket != 0:
+			kind = "a socket"
+		}
+		return nil, fmt.Errorf("%s: not a regular file (%s); want a waiter model file of at most 64 MiB", path, kind)
+	}
+	if fi.Size() > MaxModelSize {
+		return nil, fmt.Errorf("%s: %d bytes; want a waiter model file of at most 64 MiB", path, fi.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxModelSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxModelSize {
+		return nil, fmt.Errorf("%s: more than 64 MiB; want a waiter model file of at most 64 MiB", path)
+	}
+	return b, nil
 }
 
 // ParseWaiters reads a waiter model and validates every waiter in it.
@@ -157,8 +201,11 @@ func (f *WaiterFile) Names() []string {
 	return names
 }
 
+// maxListed is how many names the error of an unknown waiter lists.
+const maxListed = 20
+
 // Waiter returns the waiter called name (case matters). The error of an
-// unknown name lists the names there are. The Waiter is a copy: changing
+// unknown name lists the names there are (the first 20, and the count). The Waiter is a copy: changing
 // it does not change f.
 func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 	w, ok := f.waiters[name]
@@ -168,6 +215,9 @@ func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 			if strings.EqualFold(n, name) {
 				return nil, fmt.Errorf("no waiter %q (did you mean %s?)", name, n)
 			}
+		}
+		if len(names) > maxListed {
+			return nil, fmt.Errorf("no waiter %q; the waiters are: %s, … (%d in all: --list-waiters lists them)", name, strings.Join(names[:maxListed], ", "), len(names))
 		}
 		return nil, fmt.Errorf("no waiter %q; the waiters are: %s", name, strings.Join(names, ", "))
 	}

@@ -62,6 +62,7 @@ type ciLog struct {
 	w      io.Writer // stderr
 	quiet  bool      // -q: no groups and no annotations; outputs and summary still written
 	label  func(n int) string
+	notYet func(r *runner.Record) bool // a wait's poll that is simply not done yet
 	getenv func(string) string
 	mu     *sync.Mutex // shared with the logger: one line at a time
 	out    *lineTracker
@@ -86,7 +87,7 @@ func newCILog(o *Options, l *logger) *ciLog {
 	if c, ok := l.p.source.(*runner.Command); ok && c.Stderr == io.Writer(o.IO.Err) {
 		c.Stderr = t
 	}
-	return &ciLog{system: sys, w: t, out: t, quiet: o.Quiet, label: l.attemptLabel, getenv: os.Getenv, mu: &l.mu}
+	return &ciLog{system: sys, w: t, out: t, quiet: o.Quiet, label: l.attemptLabel, notYet: l.notYet, getenv: os.Getenv, mu: &l.mu}
 }
 
 // lineTracker passes writes through and remembers whether the last byte
@@ -164,9 +165,10 @@ func (c *ciLog) after(e runner.Event) {
 			}
 			c.open = 0
 		}
-		// A success that --consecutive follows with another attempt is no
-		// warning: only retries are.
-		if c.system == ciGitHub && r.Retried && r.Decision.Directive.IsRetry() {
+		// A retried attempt is a warning; a wait's poll that is merely not
+		// done yet is what waiting is, and no warning; nor is a success that
+		// --consecutive follows with another attempt.
+		if c.system == ciGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
 			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
 		}
@@ -224,7 +226,7 @@ func (c *ciLog) finish(o *Options, out *runner.Outcome, code int, warn func(stri
 		}
 	}
 	if path := c.getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := appendFile(path, stepSummary(o, out, code)); err != nil {
+		if err := appendFile(path, stepSummary(o, out, code, c.notYet)); err != nil {
 			warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
@@ -240,7 +242,8 @@ func writeOutput(b *strings.Builder, name, value string) {
 }
 
 // stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
-func stepSummary(o *Options, out *runner.Outcome, code int) string {
+// A wait's poll that is not done yet says so, with the value it saw.
+func stepSummary(o *Options, out *runner.Outcome, code int, notYet func(*runner.Record) bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", o.name(), out.End, plural(attemptCount(out), "attempt"), code)
 	b.WriteString("| attempt | duration | status | directive | reason | delay |\n")
@@ -248,10 +251,13 @@ func stepSummary(o *Options, out *runner.Outcome, code int) string {
 	for i := range out.Attempts {
 		r := &out.Attempts[i]
 		directive, reason := "stopped", ""
-		if r.Decision.Directive != acceptor.NoDecision {
+		switch {
+		case notYet(r):
+			directive, reason = "not yet", r.Decision.Pending()
+		case r.Decision.Directive != acceptor.NoDecision:
 			directive = r.Decision.Directive.String()
 			reason = why(r.Decision)
-		} else if r.Result.Stopped != nil {
+		case r.Result.Stopped != nil:
 			reason = r.Result.Stopped.Error()
 		}
 		delay := "–"
@@ -319,4 +325,13 @@ func (c *ciLog) line(s string) string {
 		return s
 	}
 	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+}
+
+// lineStartOn is lineStart for a line written to w: "" unless w is the
+// stream the markup shares with the attempts' stderr (not a --log-file).
+func (c *ciLog) lineStartOn(w io.Writer) string {
+	if c == nil || w != io.Writer(c.out) {
+		return ""
+	}
+	return c.out.lineStart()
 }

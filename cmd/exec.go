@@ -27,12 +27,16 @@ type plan struct {
 	query    *acceptor.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
-	describe []string // the command or URL as logs and the report show it
+	describe []string // the command or URL as logs and the report show it, redacted
 	logFile  *os.File // --log-file, nil for stderr
 	// warn reports a problem during the run (a failing scope store),
 	// through the logger once it exists.
-	warn func(format string, args ...any)
+	warn   func(format string, args ...any)
+	errOut *sharedStderr // retry's stderr, shared by the attempts and the log
 }
+
+// stderr returns retry's stderr as the attempts and the log share it.
+func (p *plan) stderr() *sharedStderr { return p.errOut }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
 // status.
@@ -78,12 +82,7 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	if subscription == nil { // not from Main (tests)
 		subscription = notifySignals()
 	}
-	sigs := subscription.wait()
-	go func() {
-		for s := range sigs {
-			cancel(&runner.Interrupt{Signal: s.(syscall.Signal)})
-		}
-	}()
+	watchSignals(cancel, subscription.wait(), p.source, log)
 
 	p.warn = log.warn
 	p.strategy.Observe = log.observe
@@ -91,7 +90,8 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	if p.final && out.End != runner.EndScheduled {
+	var broken *runner.StreamError
+	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
 		if finalErr = writeFinal(o, p, out); finalErr != nil {
 			log.warn("%v", finalErr)
 		}
@@ -100,8 +100,14 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 		last.Result.Release()
 	}
 	code := exitStatus(o, p, out)
-	if code == exitOK && finalErr != nil && p.query != nil {
+	switch {
+	case code != exitOK || finalErr == nil:
+	case p.query != nil && !isWriteError(finalErr):
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
+	default:
+		// Like cat: output that could not be written (a full device, a
+		// closed pipe) or kept whole is an error, never exit 0.
+		code = exitForStream(finalErr)
 	}
 	log.ci.finish(o, out, code, log.warn)
 	return out, code
@@ -133,6 +139,10 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	case runner.EndScheduled:
 		return exitTempFail
 	}
+	var broken *runner.StreamError
+	if errors.As(out.Err, &broken) {
+		return exitForStream(broken)
+	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
 			// A command that cannot be executed or was not found, when no
@@ -154,8 +164,12 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	switch {
 	case a.TimedOut:
 		return exitTimeout
+	case errors.As(a.Err, new(*runner.StreamError)):
+		return exitIOError // the body could not be kept whole
 	case p.http:
 		return exitFailure
+	case errors.As(a.Err, new(*runner.OutputLimitError)):
+		return exitFailure // retry stopped it: its status says nothing
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
 		return exitFailure
@@ -165,7 +179,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
-	p := &plan{closer: func() {}}
+	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.Err}}
 	if err := o.contradictions(); err != nil {
 		return nil, err
 	}
@@ -192,7 +206,7 @@ func buildPlan(o *Options) (*plan, error) {
 	if o.given("schedule") {
 		sch, err := backoff.ParseSchedule(o.Schedule)
 		if err != nil {
-			return nil, usageError("--schedule: %q: %v", o.Schedule, err)
+			return nil, usageError("%s: %q: %v", o.flagName("schedule"), o.Schedule, err)
 		}
 		bo, throttle = sch.Backoff, nil
 		if !o.given("attempts") {
@@ -224,7 +238,12 @@ func buildPlan(o *Options) (*plan, error) {
 	}
 	p.closer = bud.close
 
+	keepTail := 0
+	if o.Report != "" {
+		keepTail = reportTailLimit // the report shows each attempt's tails
+	}
 	p.strategy = &runner.Strategy{
+		KeepTail:        keepTail,
 		MaxAttempts:     attempts,
 		MaxTime:         o.MaxTime,
 		AttemptTimeout:  o.AttemptTimeout,
@@ -256,6 +275,12 @@ func buildPlan(o *Options) (*plan, error) {
 	}
 	if err := o.onRetry(p); err != nil {
 		return nil, err
+	}
+	if o.Report != "" {
+		// Found out now, not after the command ran.
+		if err := checkReportWritable(o.Report); err != nil {
+			return nil, usageError("%s: %v", o.flagName("report"), err)
+		}
 	}
 	return p, nil
 }
@@ -344,17 +369,13 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 		c.Acceptors = append(c.Acceptors, w.Acceptors...)
 	}
 	if o.Input != "" {
-		raw := []byte(o.Input)
-		if strings.HasPrefix(o.Input, "@") {
-			b, err := os.ReadFile(o.Input[1:])
-			if err != nil {
-				return nil, usageError("--input: %v", err)
-			}
-			raw = b
+		raw, err := loadArg(o.Input, o.IO.In)
+		if err != nil {
+			return nil, usageError("%s: %v", o.flagName("input"), err)
 		}
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, usageError("--input: want JSON or @FILE holding JSON: %v", err)
+			return nil, usageError("%s: want JSON or @FILE holding JSON: %v", o.flagName("input"), err)
 		}
 		c.Input = v
 	}
@@ -371,7 +392,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
-			return usageError("--url: give either a URL or a command, not both (got %q)", strings.Join(o.Args, " "))
+			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(runner.RedactArgv(o.Args), " "))
 		}
 		if o.Shell {
 			return usageError("--shell: runs a command; it cannot go with --url")
@@ -387,7 +408,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	if err != nil {
 		return err
 	}
-	p.describe = argv
+	p.describe = runner.RedactArgv(argv)
 	var pattern *regexp.Regexp
 	if o.ErrorPattern != "" {
 		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
@@ -411,9 +432,10 @@ func (o *Options) source(p *plan, needJSON bool) error {
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
 		Stdin:        o.IO.In,
-		Stderr:       o.IO.Err,
+		Stderr:       p.stderr().child(),
 		ErrorPattern: pattern,
 		KeepStdout:   needJSON,
+		MaxOutput:    o.MaxOutput,
 	}
 	if live {
 		c.Stdout = o.IO.Out
@@ -431,6 +453,9 @@ func (o *Options) argv() ([]string, error) {
 	args := o.Args
 	if len(args) == 0 {
 		return nil, usageError("no command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
+	}
+	if strings.TrimSpace(args[0]) == "" {
+		return nil, usageError("empty command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
 	}
 	if o.Shell {
 		if len(args) != 1 {
@@ -464,8 +489,10 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		if err != nil {
 			return fmt.Errorf("--query: %v", err)
 		}
-		_, err = o.IO.Out.Write(b)
-		return err
+		if _, err = o.IO.Out.Write(b); err != nil {
+			return &runner.StreamError{Stream: "stdout", Err: err}
+		}
+		return nil
 	}
 	if p.http && !httpSucceeded(o, out) {
 		// As curl -f: a failed call's body is not the output.
@@ -473,9 +500,15 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
-		return err
+		return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	_, err = io.Copy(o.IO.Out, rc)
-	return err
+	if _, err = io.Copy(o.IO.Out, rc); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) && pe.Op == "read" {
+			return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+		}
+		return &runner.StreamError{Stream: "stdout", Err: err}
+	}
+	return nil
 }

@@ -24,9 +24,9 @@ var flagGroups = []flagGroup{
 	{"Delay", []string{"backoff", "delay", "max-delay", "throttle-delay", "multiplier", "jitter", "schedule", "max-retry-after"}},
 	{"Retry budget and scopes", []string{"mode", "scope", "scope-store", "when-empty"}},
 	{"Acceptors", acceptorFlagNames(
-		"error-pattern", "input", "max-output")},
+		"error-pattern", "input")},
 	{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
-	{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report"}},
+	{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
 	{"Processes", []string{"shell", "shell-path", "foreground", "kill-after", "on-retry"}},
 	{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
 	{"CI", []string{"ci"}},

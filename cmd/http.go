@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/retry-dev/retry/runner"
@@ -13,12 +14,12 @@ func (o *Options) httpSource(p *plan) error {
 	}
 	h, err := runner.ParseHeaders(o.Headers)
 	if err != nil {
-		return usageError("--header: %v", err)
+		return usageError("%s: %v", o.flagName("header"), err)
 	}
 	var body []byte
 	if o.given("data") {
-		if body, err = runner.LoadData(o.Data, o.IO.In); err != nil {
-			return usageError("--data: %v", err)
+		if body, err = loadArg(o.Data, o.IO.In); err != nil {
+			return usageError("%s: %v", o.flagName("data"), err)
 		}
 	}
 	method := strings.ToUpper(o.Method)
@@ -37,9 +38,14 @@ func (o *Options) httpSource(p *plan) error {
 		Insecure:       o.Insecure,
 		Idempotent:     o.Idempotent,
 		IdempotencyKey: o.IdempotencyKey,
+		MaxOutput:      o.MaxOutput,
 		Version:        Version(),
 	})
 	if err != nil {
+		var ce *runner.ConfigError
+		if errors.As(err, &ce) {
+			return usageError("%s: %v", o.flagName(ce.Flag), ce.Err)
+		}
 		return usageError("%v", err)
 	}
 	if o.Insecure { // a security warning: printed even with -q

@@ -28,10 +28,19 @@ type logger struct {
 	start time.Time // when the first attempt started, for the status line
 	state string    // the --state file of a durable sequence
 	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
+
+	ttyHinted bool // the terminal-stop hint was printed
+
+	retriedTail *tailBuffer // reused by writeAttemptStdout
+	copyBuf     []byte
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	l := &logger{o: o, p: p, w: o.IO.Err, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	var w io.Writer = o.IO.Err
+	if p.errOut != nil {
+		w = p.errOut.log() // a line of retry's never continues a child's
+	}
+	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 	if p.logFile != nil {
 		l.w, l.tty = p.logFile, false
 	}
@@ -39,10 +48,11 @@ func newLogger(o *Options, p *plan) *logger {
 	return l
 }
 
+// printf writes one line of retry's, its secrets redacted.
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(fmt.Sprintf(format, args...)))
+	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStartOn(l.w), l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
@@ -56,6 +66,9 @@ func (l *logger) observe(e runner.Event) {
 		l.writeRetriedOutput(e.Record)
 	}
 	if l.o.Quiet {
+		if e.Kind == runner.EventAttemptEnd {
+			l.attemptProblems(e.Record)
+		}
 		return
 	}
 	if l.o.LogFormat == "json" {
@@ -126,6 +139,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	for _, w := range r.Decision.Warnings {
 		l.printf("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
+	l.attemptProblems(r)
 	d := r.Decision.Directive
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
@@ -208,6 +222,19 @@ func (l *logger) end(out *runner.Outcome) {
 			during = fmt.Sprintf(" during attempt %d", n)
 		}
 		l.printf("%v%s after %s; no further attempt", out.Err, during, el)
+	}
+}
+
+// attemptProblems prints what went wrong with an attempt's processes, even
+// with -q: a leader stopped waiting for the terminal (once per run), and
+// processes the sweep could not end.
+func (l *logger) attemptProblems(r *runner.Record) {
+	if errors.Is(r.Result.Err, runner.ErrTerminalStop) && !l.ttyHinted {
+		l.ttyHinted = true
+		l.warn("attempt %d is stopped waiting for the terminal; use --foreground for interactive commands", r.Number)
+	}
+	for _, w := range r.Result.Warnings {
+		l.warn("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
 }
 
@@ -366,7 +393,7 @@ func (l *logger) json(e runner.Event) {
 		return
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
-	b, _ := json.Marshal(obj)
+	b, _ := json.Marshal(redactJSON(obj))
 	// Every line of retry's JSON log starts with {"retry":EVENT, so that
 	// with the command's stderr on the same stream a reader keeps the lines
 	// starting with {"retry": (README "Machine-readable logs").
@@ -500,7 +527,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	}
 	rep := map[string]any{
 		"command":    o.name(),
-		"target":     p.describe,
+		"target":     runner.RedactArgv(p.describe),
 		"outcome":    out.End.String(),
 		"exit_code":  code,
 		"started":    out.Start.UTC().Format(time.RFC3339Nano),
@@ -516,7 +543,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	if o.State != "" {
 		rep["state"] = o.State // attempts carry the sequence's numbers
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
+	b, err := json.MarshalIndent(redactJSON(rep), "", "  ")
 	if err != nil {
 		return err
 	}
@@ -526,4 +553,38 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 		return err
 	}
 	return os.Rename(tmp, o.Report)
+}
+
+// redactJSON hides secrets in the strings of a JSON log event or report
+// before they are encoded (RedactText), in maps and slices at any depth.
+func redactJSON(v any) any {
+	switch x := v.(type) {
+	case string:
+		return runner.RedactText(x)
+	case map[string]any:
+		for k, e := range x {
+			x[k] = redactJSON(e)
+		}
+	case map[string]string:
+		out := make(map[string]string, len(x))
+		for k, e := range x {
+			out[k] = runner.RedactText(e)
+		}
+		return out
+	case []map[string]any:
+		for _, e := range x {
+			redactJSON(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = redactJSON(e)
+		}
+	case []string:
+		out := make([]string, len(x))
+		for i, e := range x {
+			out[i] = runner.RedactText(e)
+		}
+		return out
+	}
+	return v
 }

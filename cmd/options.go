@@ -54,6 +54,7 @@ type Options struct {
 	LogFormat string
 	LogFile   string
 	Report    string
+	MaxOutput int64 // bytes; 0: none for live output, runner.DefaultMaxKeep for kept stdout
 	CI        string
 
 	// Command forms
@@ -173,6 +174,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
 	fs.StringVar(&o.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(sizeValue{&o.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 
 	fs.BoolVar(&o.Shell, "shell", false, "run the one argument with the shell (--shell-path)")

@@ -71,9 +71,34 @@ func (l *logger) writeAttemptStdout(r *runner.Record) error {
 		return copyBounded(tw, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit, r.Result.Attempt.StdoutTail)
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
-	// run's summary is, and how much came before.
-	tail := &tailBuffer{limit: retriedStdoutLimit}
-	if _, err := io.Copy(tail, io.MultiReader(bytes.NewReader(first[:]), src)); err != nil {
+	// run's summary is, and how much came before. A kept stdout can be read
+	// from its end directly.
+	if sized, ok := rc.(interface {
+		io.ReaderAt
+		Size() int64
+	}); ok {
+		size := sized.Size()
+		if skipped := size - retriedStdoutLimit; skipped > 0 {
+			fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+		}
+		from := max(size-retriedStdoutLimit, 0)
+		if l.copyBuf == nil {
+			l.copyBuf = make([]byte, 32<<10)
+		}
+		if _, err := io.CopyBuffer(tw, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
+			return err
+		}
+		return tw.end()
+	}
+	// One buffer for the run: a MiB of garbage per retried attempt would
+	// make memory grow with the number of attempts (issue 9).
+	if l.retriedTail == nil {
+		l.retriedTail = &tailBuffer{limit: retriedStdoutLimit}
+		l.copyBuf = make([]byte, 32<<10)
+	}
+	tail := l.retriedTail
+	tail.ring, tail.pos, tail.total = tail.ring[:0], 0, 0
+	if _, err := io.CopyBuffer(tail, io.MultiReader(bytes.NewReader(first[:]), src), l.copyBuf); err != nil {
 		return err
 	}
 	kept := tail.bytes()

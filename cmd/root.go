@@ -12,6 +12,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 // Exit statuses of retry itself (the others come from the command).
@@ -71,12 +73,12 @@ func exitCode(io *Streams, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(io.Err, "retry: "+ee.msg)
+			fmt.Fprintln(io.Err, "retry: "+runner.RedactText(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(io.Err, "retry: "+flagErrorText(err))
+	fmt.Fprintln(io.Err, "retry: "+runner.RedactText(flagErrorText(err)))
 	return exitUsage
 }
 
@@ -132,6 +134,8 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  74       output could not be written (a full disk) or kept whole (TMPDIR);
+           141 (128+SIGPIPE) when stdout or stderr was a closed pipe
   75       --state: not due yet, busy, or a retry is scheduled for a later
            invocation
   124      the --max-time budget ran out, or run's last attempt timed out;

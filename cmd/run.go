@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"github.com/retry-dev/retry/acceptor/botocore"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -106,9 +105,15 @@ func (o *Options) applyEnv(fs *pflag.FlagSet) error {
 		if f.Name == "help" {
 			return
 		}
-		key := "RETRY_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		key := envKey(f.Name)
 		v, ok := os.LookupEnv(key)
 		if !ok || v == "" {
+			return
+		}
+		if f.Name == "shell" {
+			// A default must not turn every command string into a shell
+			// script: --shell is given on the command line or not at all.
+			err = usageError("%s: --shell cannot be switched on from the environment (a command string would silently run as a shell script); give --shell on the command line, or unset %s", key, key)
 			return
 		}
 		if e := f.Value.Set(v); e != nil {

@@ -20,11 +20,17 @@ type signals struct {
 	c     chan os.Signal
 }
 
-// notifySignals subscribes to SIGINT, SIGTERM and SIGHUP in the background.
+// notifySignals subscribes to SIGINT, SIGTERM, SIGHUP and SIGQUIT in the
+// background (see watchSignals). SIGPIPE is received too, rather than fatal:
+// a write to a closed stdout or stderr then fails with EPIPE, and retry
+// stops the attempt and exits 141 itself, with nothing left running;
+// attempts still start with SIGPIPE at its default (a handled signal is
+// reset by exec, an ignored one would not be).
 func notifySignals() *signals {
 	s := &signals{ready: make(chan struct{}), c: make(chan os.Signal, 4)}
 	go func() {
-		signal.Notify(s.c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(s.c, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT)
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		close(s.ready)
 	}()
 	return s

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -36,6 +37,18 @@ const (
 // calls. Readers from Open read the bytes written before Open was called and
 // stay valid until Close.
 type Capture struct {
+	// MemoryFallback, when > 0, lets the Capture keep the stream in memory
+	// when its temporary file cannot be created or written (an unwritable
+	// or full TMPDIR), up to MemoryFallback bytes in all; beyond, Write
+	// fails and the Capture keeps the error. 0: no fallback, a spill error
+	// is final.
+	MemoryFallback int64
+	// TailBuf, when set, is reused for the window Tail copies out of
+	// several blocks, instead of a new slice each time: the command source
+	// shares one across its attempts, which run one at a time and whose
+	// windows are dropped (Strategy's forget) before the next one runs.
+	TailBuf *[]byte
+
 	dir       string
 	threshold int64
 	window    int
@@ -45,7 +58,9 @@ type Capture struct {
 	size   int64
 	tail   []byte // after spilling: the last window bytes, read back by Tail
 	err    error
-	closed bool
+	// spillErr is why spilling failed, when the stream went on in memory.
+	spillErr error
+	closed   bool
 }
 
 // NewCapture returns an empty Capture that keeps up to threshold bytes in
@@ -69,11 +84,18 @@ func (c *Capture) Write(p []byte) (int, error) {
 	case len(p) == 0:
 		return 0, nil
 	}
-	if c.file == nil && c.threshold >= 0 && c.size+int64(len(p)) > c.threshold {
+	if c.file == nil && c.threshold >= 0 && c.size+int64(len(p)) > c.threshold && c.spillErr == nil {
 		if err := c.spill(); err != nil {
-			c.err = err
-			return 0, err
+			if c.MemoryFallback <= 0 {
+				c.err = err
+				return 0, err
+			}
+			c.spillErr = err // go on in memory, within the fallback
 		}
+	}
+	if c.spillErr != nil && c.size+int64(len(p)) > c.MemoryFallback {
+		c.err = fmt.Errorf("%w (and the memory fallback holds at most %s)", c.spillErr, FormatSize(c.MemoryFallback))
+		return 0, c.err
 	}
 	if c.file != nil {
 		n, err := c.file.Write(p)
@@ -135,7 +157,7 @@ func (c *Capture) spill() error {
 }
 
 // memTail returns the last window bytes held in memory, copying only when
-// they span blocks.
+// they span blocks (into TailBuf when set).
 func (c *Capture) memTail() []byte {
 	if c.window == 0 || len(c.chunks) == 0 {
 		return nil
@@ -145,7 +167,15 @@ func (c *Capture) memTail() []byte {
 	if len(last) >= want {
 		return last[len(last)-want:]
 	}
-	out := make([]byte, want)
+	var out []byte
+	if c.TailBuf != nil && cap(*c.TailBuf) >= want {
+		out = (*c.TailBuf)[:want]
+	} else {
+		out = make([]byte, want)
+		if c.TailBuf != nil {
+			*c.TailBuf = out
+		}
+	}
 	at := want
 	for i := len(c.chunks) - 1; i >= 0 && at > 0; i-- {
 		ch := c.chunks[i]
@@ -249,8 +279,15 @@ func (c *Capture) Open() (io.ReadCloser, error) {
 	case c.err != nil:
 		return nil, c.err
 	}
-	return io.NopCloser(io.NewSectionReader(c, 0, c.size)), nil
+	return sectionCloser{io.NewSectionReader(c, 0, c.size)}, nil
 }
+
+// sectionCloser is what Open returns: an *io.SectionReader (so a reader can
+// ask its Size and ReadAt the end of the stream without reading it all)
+// whose Close does nothing.
+type sectionCloser struct{ *io.SectionReader }
+
+func (sectionCloser) Close() error { return nil }
 
 // Close drops the memory and the temporary file. It is safe to call more
 // than once; later calls do nothing.

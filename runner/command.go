@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -121,6 +122,16 @@ type Command struct {
 	Stdout io.Writer
 	// Stderr receives each attempt's stderr as it comes; nil discards it.
 	Stderr io.Writer
+	// MaxOutput bounds the output of an attempt, stdout and stderr
+	// together, in bytes: an attempt that writes more is stopped and fails
+	// with an *OutputLimitError. 0 means no bound for live output and
+	// DefaultMaxKeep for kept stdout.
+	MaxOutput int64
+	// MemoryFallback bounds the memory a stream kept whole may take when its
+	// spill file cannot be created or written; 0 means
+	// DefaultMemoryFallback. Beyond it the attempt is stopped with a
+	// *StreamError, and the run ends: output is never silently cut.
+	MemoryFallback int64
 	// KeepStdout also keeps the whole stdout in live mode, for acceptors
 	// that parse it as JSON. Without it, a live attempt's stdout can be
 	// opened only when it fits in the window (else ErrStdoutNotKept).
@@ -147,6 +158,8 @@ type Command struct {
 	// acceptor.ParseCommandError (AWS CLI, kubectl, gcloud, …).
 	ParseError func(stderr []byte) (code, message string)
 
+	current atomic.Pointer[process] // the running attempt, for Kill
+
 	once   sync.Once
 	state  *commandState
 	err    error
@@ -162,6 +175,7 @@ type commandState struct {
 	pgid      int    // retry's own process group
 	outBuf    []byte // the stdout pump's buffer, allocated when first needed
 	errBuf    []byte // the stderr pump's
+	tailBuf   []byte // the kept stdout's window, when it spans blocks
 }
 
 func (c *Command) killAfter() time.Duration {
@@ -177,6 +191,24 @@ func (c *Command) window() int {
 	}
 	return c.Window
 }
+
+func (c *Command) memoryFallback() int64 {
+	if c.MemoryFallback <= 0 {
+		return DefaultMemoryFallback
+	}
+	return c.MemoryFallback
+}
+
+// Kill sends SIGKILL at once to the running attempt's process group (retry
+// got a second signal during the grace). It reports whether an attempt was
+// running. It may be called from any goroutine.
+func (c *Command) Kill() bool {
+	p := c.current.Load()
+	return p != nil && p.killNow(errKilled)
+}
+
+// errKilled is the cause recorded when Kill is what stopped an attempt.
+var errKilled = errors.New("killed")
 
 func (c *Command) spillThreshold() int64 {
 	switch {
@@ -209,7 +241,7 @@ func (c *Command) setup() (*commandState, error) {
 				st.path = v
 			}
 		}
-		st.stdin, c.err = newStdinSource(c.Stdin, c.Foreground, c.TempDir, c.spillThreshold())
+		st.stdin, c.err = newStdinSource(c.Stdin, c.Foreground, c.TempDir, c.spillThreshold(), c.memoryFallback())
 		c.state = st
 	})
 	return c.state, c.err
@@ -288,6 +320,7 @@ func notStarted(res *Result, err *StartError) *Result {
 // awaitLeader): a command that writes nothing to a stream costs no
 // goroutine, no *os.File and no poller registration for it.
 type pump struct {
+	name   string    // "stdout" or "stderr", for errors
 	fd     int       // the pipe's read end
 	r      *os.File  // fd as a non-blocking file, once started
 	buf    *[]byte   // the read buffer, kept across attempts; made at start
@@ -297,6 +330,9 @@ type pump struct {
 	window int
 	total  int64
 	done   chan struct{}
+
+	guard    *attemptGuard // the attempt's output limit and failures
+	dropKeep bool          // keep holds a failure or went past its bound
 
 	started bool // the goroutine runs (or ran)
 	eof     bool // not started: the pipe is known to be at end of file
@@ -311,21 +347,44 @@ func (p *pump) run() {
 	for {
 		n, err := p.r.Read(buf)
 		if n > 0 {
-			b := buf[:n]
-			p.total += int64(n)
-			if p.live != nil {
-				if _, werr := p.live.Write(b); werr != nil {
-					p.live = nil
-				}
-			}
-			if p.keep != nil {
-				p.keep.Write(b) // an error stays in the Capture and surfaces at Open
-			} else {
-				p.tail.write(b, p.window)
-			}
+			p.take(buf[:n])
 		}
 		if err != nil {
 			return // EOF, or the drain deadline passed
+		}
+	}
+}
+
+// take hands what was read to the pump's destinations. A write error on
+// the live destination (a closed pipe, a full device) or a stream that cannot
+// be kept whole fails the attempt through the guard, which stops it; the
+// pipe is still read to its end so the command never blocks on it.
+func (p *pump) take(b []byte) {
+	p.total += int64(len(b))
+	if p.guard != nil && !p.guard.count(len(b)) {
+		p.live, p.dropKeep = nil, true
+	}
+	if p.live != nil {
+		if _, werr := p.live.Write(b); werr != nil {
+			p.live = nil
+			if p.guard != nil {
+				p.guard.fail(&StreamError{Stream: p.name, Err: werr})
+			}
+		}
+	}
+	switch {
+	case p.keep == nil:
+		p.tail.write(b, p.window)
+	case p.dropKeep:
+	case p.guard != nil && p.guard.kept > 0 && p.keep.Size()+int64(len(b)) > p.guard.kept:
+		p.dropKeep = true
+		p.guard.fail(&OutputLimitError{Limit: p.guard.kept, Kept: true})
+	default:
+		if _, err := p.keep.Write(b); err != nil {
+			p.dropKeep = true
+			if p.guard != nil {
+				p.guard.fail(&StreamError{Stream: p.name, Keeping: true, Err: err})
+			}
 		}
 	}
 }

@@ -63,7 +63,12 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 //
 // Without a pidfd (Linux before 5.3, a seccomp filter) or when poll fails,
 // it starts the pumps that are still idle and returns; waitLeader waits.
-func awaitLeader(pid int, pumps ...*pump) {
+//
+// While the leader runs it also looks, every terminalCheck, whether it is
+// stopped by SIGTTIN or SIGTTOU (it read or wrote the terminal from its
+// background process group, and would wait forever): then it calls
+// onTerminalStop, once, and goes on waiting for the exit that follows.
+func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
 	defer func() {
 		for _, p := range pumps {
 			if p.idle() {
@@ -95,15 +100,23 @@ func awaitLeader(pid int, pumps ...*pump) {
 		if len(fds) == 0 {
 			return
 		}
-		timeout := -1
+		timeout := terminalCheck
 		if exited {
 			timeout = 0 // one look at the pipes after the exit
 		}
-		if _, err := unix.Poll(fds, timeout); err != nil {
+		ready, err := unix.Poll(fds, timeout)
+		if err != nil {
 			if err == unix.EINTR {
 				continue
 			}
 			return
+		}
+		if ready == 0 && !exited {
+			if onTerminalStop != nil && stoppedForTerminal(pid) {
+				onTerminalStop()
+				onTerminalStop = nil
+			}
+			continue
 		}
 		for i, fd := range fds {
 			switch {
@@ -121,6 +134,35 @@ func awaitLeader(pid int, pumps ...*pump) {
 		}
 	}
 }
+
+// terminalCheck is how often, in milliseconds, awaitLeader looks whether
+// the leader is stopped waiting for the terminal. Attempts shorter than that
+// never pay for it.
+const terminalCheck = 200
+
+// cldStopped is CLD_STOPPED, the siginfo code of a stopped child.
+const cldStopped = 5
+
+// stoppedForTerminal reports whether the leader pid is stopped by SIGTTIN or
+// SIGTTOU. It consumes the stop's report (waitid without WNOWAIT), never
+// the exit's: WEXITED is not asked for.
+func stoppedForTerminal(pid int) bool {
+	var info unix.Siginfo
+	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG, nil); err != nil {
+		return false
+	}
+	if info.Signo != int32(unix.SIGCHLD) || info.Code != cldStopped {
+		return false
+	}
+	// si_status follows si_pid and si_uid in the SIGCHLD member of the
+	// siginfo union, which starts at byte 16 on every Linux ABI Go supports.
+	status := *(*int32)(unsafe.Add(unsafe.Pointer(&info), 24))
+	return status == int32(unix.SIGTTIN) || status == int32(unix.SIGTTOU)
+}
+
+// withDeathSignal makes the attempt's leader get SIGKILL when retry dies
+// (PR_SET_PDEATHSIG).
+func withDeathSignal(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }
 
 // children appends the pids of retry's children to out. A waitid(2) that
 // finds no child at all makes the common case one system call; otherwise

@@ -32,13 +32,20 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 
 // awaitLeader starts the pumps at once: without pidfds, poll(2) cannot
 // tell when the leader exits, and the caller's wait does the waiting.
-func awaitLeader(pid int, pumps ...*pump) {
+//
+// A leader stopped waiting for the terminal is not detected here.
+func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
 	for _, p := range pumps {
 		p.start()
 	}
 }
 
 func children(out []int) []int { return out }
+
+// withDeathSignal does nothing: PR_SET_PDEATHSIG is Linux only. Elsewhere
+// an attempt outlives a retry killed by SIGKILL (any other signal is
+// forwarded); its process group can be killed by hand.
+func withDeathSignal(a *syscall.SysProcAttr) {}
 
 // groupHasLive cannot tell zombies apart here: a group with members is live.
 func groupHasLive(pgid int) bool { return true }

@@ -659,19 +659,22 @@ type failingWriter struct{ calls int }
 
 func (w *failingWriter) Write(p []byte) (int, error) { w.calls++; return 0, syscall.EPIPE }
 
-func TestLiveWriteErrorKeepsDraining(t *testing.T) {
+// A write error on the live stream (retry's stdout is a closed pipe) stops
+// the attempt as a signal would: one write, then SIGTERM to the group, and
+// Stopped says which stream broke.
+func TestLiveWriteErrorStopsAttempt(t *testing.T) {
 	w := &failingWriter{}
 	c := helper("gen", strconv.Itoa(1<<20), "3")
 	c.Stdout, c.KeepStdout = w, true
 	defer c.Close()
 	r := c.Attempt(t.Context(), 1, 1)
-	if r.ExitCode != 0 || w.calls != 1 {
-		t.Fatalf("ExitCode %d, %d writes; want 0, 1", r.ExitCode, w.calls)
+	var se *StreamError
+	if !errors.As(r.Stopped, &se) || se.Stream != "stdout" || !se.BrokenPipe() || w.calls != 1 {
+		t.Fatalf("Stopped %v, %d writes; want a broken pipe on stdout, 1 write", r.Stopped, w.calls)
 	}
-	if got := readAll(t, r.Attempt); !bytes.Equal(got, genBytes(1<<20, 3)) {
-		t.Errorf("kept stdout is not the output")
+	if r.Release != nil {
+		r.Release()
 	}
-	r.Release()
 }
 
 func TestErrorCodeFromStderr(t *testing.T) {
@@ -790,7 +793,7 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 			var outBuf, errBuf []byte
 			stdout := &pump{fd: out[0], buf: &outBuf, window: 64, done: make(chan struct{})}
 			stderr := &pump{fd: errs[0], buf: &errBuf, window: 64, done: make(chan struct{})}
-			awaitLeader(pid, stdout, stderr)
+			awaitLeader(pid, nil, stdout, stderr)
 			if _, err := waitLeader(pid, func() {}); err != nil {
 				t.Fatal(err)
 			}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -47,7 +48,15 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 		Files: []uintptr{stdin, uintptr(outW), uintptr(errW)},
 		Sys:   &syscall.SysProcAttr{Setpgid: !c.Foreground},
 	}
+	// On Linux the leader gets SIGKILL when retry dies, even of SIGKILL
+	// (PR_SET_PDEATHSIG). The kernel ties it to the thread that forked, not
+	// the process: the fork runs on a thread locked for the call, and since
+	// no goroutine of retry ever exits locked to a thread, that thread lives
+	// as long as retry does.
+	withDeathSignal(attr.Sys)
+	runtime.LockOSThread()
 	pid, err := syscall.ForkExec(path, c.Argv, attr)
+	runtime.UnlockOSThread()
 	syscall.Close(outW)
 	syscall.Close(errW)
 	if closeStdin {
@@ -64,18 +73,33 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 
 	window := c.window()
-	stdout := &pump{fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, done: make(chan struct{})}
+	guard := &attemptGuard{limit: max64(c.MaxOutput, 0), kept: DefaultMaxKeep}
+	stdout := &pump{name: "stdout", fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, guard: guard, done: make(chan struct{})}
 	if c.Stdout == nil || c.KeepStdout {
 		stdout.keep = NewCapture(c.TempDir, c.spillThreshold(), window)
+		stdout.keep.MemoryFallback = c.memoryFallback()
+		stdout.keep.TailBuf = &st.tailBuf
 	}
-	stderr := &pump{fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, done: make(chan struct{})}
+	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	guard.stop = p.stop
+	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
-	awaitLeader(pid, stdout, stderr)
+	// The recording of stdin can fail (a full TMPDIR): the attempt must
+	// not run on with its stdin cut short.
+	st.stdin.onFail(func(err error) { guard.fail(&StreamError{Stream: "stdin", Keeping: true, Err: err}) })
+	terminalStop := false
+	awaitLeader(pid, func() {
+		terminalStop = true
+		p.killNow(ErrTerminalStop)
+	}, stdout, stderr)
 	ws, werr := p.wait()
 	unwatch()
-	p.sweep(st)
+	c.current.Store(nil)
+	if left := p.sweep(st); left > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s left running after the attempt: the sweep gave up (a process in uninterruptible sleep, or one that escaped retry)", plural(left, "process")))
+	}
 
 	if detach != nil {
 		detach()
@@ -95,8 +119,41 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 	c.finish(res, status, stdout, stderr)
 	if err := st.stdin.err(); err != nil {
-		res.Info = map[string]string{"stdin": "recording stdin failed: " + err.Error()}
+		guard.fail(&StreamError{Stream: "stdin", Keeping: true, Err: err})
 	}
+	var limit *OutputLimitError
+	switch problem := guard.problem(); {
+	case terminalStop:
+		// Waiting for a terminal it will never get: a failed attempt,
+		// shown as the shell shows a job stopped by SIGTTIN.
+		res.Stopped = nil
+		res.Failed, res.Err, res.ExitCode = true, ErrTerminalStop, 128+int(syscall.SIGTTIN)
+	case problem == nil:
+	case errors.As(problem, &limit):
+		if res.Stopped == problem {
+			res.Stopped = nil // a failed attempt, evaluated as such
+		}
+		res.Failed, res.Err = true, problem
+	default: // a *StreamError: the run cannot go on without losing output
+		var intr *Interrupt
+		if !errors.As(res.Stopped, &intr) {
+			res.Stopped = problem
+		}
+	}
+}
+
+func max64(a, b int64) int64 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "es"
 }
 
 // pipe returns a pipe whose parent end is an *os.File in non-blocking mode
@@ -340,6 +397,27 @@ func (p *process) stop(cause error) {
 	})
 }
 
+// killNow sends SIGKILL to the attempt at once: a second signal to retry
+// during the grace, or a leader stopped waiting for the terminal. cause is
+// recorded when nothing stopped the attempt before. It reports whether the
+// leader was still running.
+func (p *process) killNow(cause error) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.exited {
+		return false
+	}
+	if p.stopped == nil {
+		p.stopped = cause
+	}
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+	p.killAt = time.Now()
+	p.send(syscall.SIGKILL)
+	return true
+}
+
 func (p *process) stoppedBy() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -362,14 +440,17 @@ func (p *process) wait() (syscall.WaitStatus, error) {
 // rest of its process group and, when retry is a subreaper, retry's other
 // children (orphans of the attempt that escaped the group). The common case,
 // nothing left, costs a kill(2) and a waitid(2).
-func (p *process) sweep(st *commandState) {
+//
+// It returns how many processes it saw alive when it gave up; 0 when
+// everything is gone.
+func (p *process) sweep(st *commandState) int {
 	groupLive := p.group && syscall.Kill(-p.pid, 0) == nil
 	var kids []int
 	if st.subreaper {
 		kids = children(nil)
 	}
 	if !groupLive && len(kids) == 0 {
-		return
+		return 0
 	}
 	p.mu.Lock()
 	stopped, killAt := p.stopped != nil, p.killAt
@@ -377,14 +458,20 @@ func (p *process) sweep(st *commandState) {
 	if !stopped {
 		killAt = time.Now().Add(max(p.grace, 0))
 	}
-	p.sweepSlow(st, stopped, killAt, groupLive, kids)
+	return p.sweepSlow(st, stopped, killAt, groupLive, kids)
 }
+
+// sweepAfterKill is how long the sweep goes on after SIGKILL while it still
+// finds processes: orphans of a deep chain of setsid calls are reparented
+// to retry one level at a time, each level only once its parent died.
+const sweepAfterKill = 5 * time.Second
 
 // sweepSlow signals the leftovers (SIGTERM and SIGCONT, unless stop already
 // signalled the group), SIGKILLs them when the grace ends, and reaps retry's
-// children among them, polling until none is alive. It gives up one second
-// after SIGKILL (a process in uninterruptible sleep cannot be waited for).
-func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time, groupLive bool, kids []int) {
+// children among them, polling until a pass finds none alive. It gives up
+// sweepAfterKill after SIGKILL (a process in uninterruptible sleep cannot be
+// waited for) and returns how many it still saw then.
+func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time, groupLive bool, kids []int) int {
 	signalled := map[int]bool{}
 	killing := false
 	var giveUp time.Time
@@ -392,7 +479,7 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 	for polls := 1; ; polls++ {
 		if !killing && !time.Now().Before(killAt) {
 			killing = true
-			giveUp = time.Now().Add(time.Second)
+			giveUp = time.Now().Add(sweepAfterKill)
 		}
 		switch {
 		case killing:
@@ -424,23 +511,32 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 		}
 		groupLive = p.group && groupAlive(p.pid, polls > 3)
+		before := len(kids)
 		if st.subreaper {
 			kids = children(kids[:0])
 		} else {
 			kids = kids[:0]
 		}
 		if !groupLive && len(kids) == 0 {
-			return
+			return 0
 		}
 		if killing && time.Now().After(giveUp) {
-			return
+			left := len(kids)
+			if groupLive {
+				left++ // at least one in the group
+			}
+			return left
 		}
 		wait := pause
 		if !killing {
 			wait = min(wait, time.Until(killAt))
 		}
 		time.Sleep(max(wait, 0))
-		pause = min(2*pause, 50*time.Millisecond)
+		if killing && len(kids) != before {
+			pause = 500 * time.Microsecond // orphans keep coming: look again soon
+		} else {
+			pause = min(2*pause, 50*time.Millisecond)
+		}
 	}
 }
 

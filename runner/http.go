@@ -98,6 +98,14 @@ type HTTPConfig struct {
 	// spills to a file; 0 is DefaultSpillThreshold, a negative value
 	// spills at once.
 	SpillThreshold int64
+	// MaxOutput bounds the body kept of a response: a longer one fails the
+	// attempt with an *OutputLimitError (not retried). 0 means
+	// DefaultMaxKeep.
+	MaxOutput int64
+	// MemoryFallback bounds the memory a body may take when its spill file
+	// cannot be written (see Command.MemoryFallback); 0 means
+	// DefaultMemoryFallback.
+	MemoryFallback int64
 	// Window is the size of Attempt.StdoutTail; ≤ 0 is DefaultWindow.
 	Window int
 	// Version goes into the User-Agent, "retry/<Version>"; "" sends
@@ -137,6 +145,8 @@ type HTTP struct {
 	unsafe  bool
 	tempDir string
 	spill   int64
+	maxBody int64 // MaxOutput, or DefaultMaxKeep
+	memory  int64 // MemoryFallback, or DefaultMemoryFallback
 	window  int
 	now     func() time.Time
 
@@ -147,6 +157,17 @@ type HTTP struct {
 	copyBuf   []byte // attempts run one at a time
 }
 
+// ConfigError is an invalid HTTPConfig field; Flag names it the way the CLI
+// does: url, request (the method), header, cacert, idempotency-key.
+type ConfigError struct {
+	Flag string
+	Err  error
+}
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
+
 // NewHTTP validates cfg and prepares its client. Every error it returns is a
 // usage error (nothing was sent): a URL that does not parse, a scheme other
 // than http and https, a missing host, an invalid method, header name or
@@ -156,17 +177,27 @@ type HTTP struct {
 func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		return nil, fmt.Errorf("invalid URL %q: %v", RedactURL(cfg.URL), errors.Unwrap(err))
+		shown := RedactURL(cfg.URL)
+		if shown != cfg.URL {
+			// The parser's detail may quote a piece of the password.
+			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: it does not parse (in user information, escape '/', '?', '#' and '@' as %%2F, %%3F, %%23, %%40)", shown)}
+		}
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: %v", shown, errors.Unwrap(err))}
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return nil, fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))}
 	default:
-		return nil, fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)}
 	}
 	if u.Hostname() == "" {
-		return nil, fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))}
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: port %s is not in 1-65535", RedactURL(cfg.URL), p)}
+		}
 	}
 	method := cfg.Method
 	if method == "" {
@@ -176,7 +207,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 	}
 	if !isHTTPToken(method) {
-		return nil, fmt.Errorf("invalid method %q: want a token like GET or POST", method)
+		return nil, &ConfigError{Flag: "request", Err: fmt.Errorf("invalid method %q: want a token like GET or POST", method)}
 	}
 	h := &HTTP{
 		method:  method,
@@ -197,16 +228,23 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if h.window <= 0 {
 		h.window = DefaultWindow
 	}
+	h.maxBody, h.memory = cfg.MaxOutput, cfg.MemoryFallback
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxKeep
+	}
+	if h.memory <= 0 {
+		h.memory = DefaultMemoryFallback
+	}
 	if h.now == nil {
 		h.now = time.Now
 	}
 	for k, vs := range cfg.Header {
 		if !isHTTPToken(k) {
-			return nil, fmt.Errorf("invalid header name %q", k)
+			return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid header name %q", k)}
 		}
 		for _, v := range vs {
 			if !validHTTPHeaderValue(v) {
-				return nil, fmt.Errorf("invalid value for header %s: control characters are not allowed", k)
+				return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid value for header %s: control characters are not allowed", k)}
 			}
 		}
 		ck := http.CanonicalHeaderKey(k)
@@ -235,10 +273,10 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 				r = rand.Reader
 			}
 			if key, err = NewUUID(r); err != nil {
-				return nil, fmt.Errorf("drawing an idempotency key: %w", err)
+				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
 		} else if !validHTTPHeaderValue(key) {
-			return nil, errors.New("invalid idempotency key: control characters are not allowed")
+			return nil, &ConfigError{Flag: "idempotency-key", Err: errors.New("control characters are not allowed")}
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
@@ -248,11 +286,11 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	if cfg.CACert != "" {
 		pem, err := os.ReadFile(cfg.CACert)
 		if err != nil {
-			return nil, fmt.Errorf("reading the CA certificates: %w", err)
+			return nil, &ConfigError{Flag: "cacert", Err: fmt.Errorf("reading the CA certificates: %w", err)}
 		}
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("reading the CA certificates: no PEM certificate in %s", cfg.CACert)
+			return nil, &ConfigError{Flag: "cacert", Err: fmt.Errorf("reading the CA certificates: no PEM certificate in %s", cfg.CACert)}
 		}
 		tlsConfig.RootCAs = pool
 	}
@@ -267,12 +305,41 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 			if len(via) > MaxRedirects {
 				return errTooManyRedirects
 			}
+			if !sameOrigin(req.URL, via[0].URL) {
+				stripSecrets(req.Header)
+			}
 			return nil
 		},
 	}
 	h.reqInfo = formatHTTPHeader(RedactHeader(h.requestHeader()))
 	h.urlInfo = RedactURL(h.url)
 	return h, nil
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port
+// (the default port of the scheme when none is written).
+func sameOrigin(a, b *url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && port(a) == port(b)
+}
+
+// stripSecrets removes the credentials from the header of a request that a
+// redirect sends to another origin, as curl does: Authorization,
+// Proxy-Authorization, Cookie and every header IsSecretHeader hides.
+func stripSecrets(h http.Header) {
+	for k := range h {
+		if IsSecretHeader(k) && k != "Idempotency-Key" { // a key for deduplication, not a credential
+			delete(h, k)
+		}
+	}
 }
 
 // requestHeader is the header as sent, Host included.
@@ -357,6 +424,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	}
 
 	c := NewCapture(h.tempDir, h.spill, h.window)
+	c.MemoryFallback = h.memory
 	res.Release = func() { c.Close() }
 	a.Stdout = c.Open
 	var w io.Writer = c
@@ -369,8 +437,14 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	if h.copyBuf == nil {
 		h.copyBuf = make([]byte, 32<<10)
 	}
-	_, err = io.CopyBuffer(w, src, h.copyBuf)
+	_, err = io.CopyBuffer(w, io.LimitReader(src, h.maxBody+1), h.copyBuf)
 	a.StdoutTail = c.Tail()
+	if err == nil && c.Size() > h.maxBody {
+		limit := &OutputLimitError{Limit: h.maxBody, Kept: h.maxBody == DefaultMaxKeep}
+		a.Failed, a.Err = true, limit
+		res.Info[HTTPInfoError] = limit.Error()
+		return res
+	}
 	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
 		a.ErrorCode, a.ErrorMessage = acceptor.ParseHTTPError(resp.Header, head.buf)
@@ -381,7 +455,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	case src.err != nil: // reading the body
 		return fail(fmt.Errorf("reading the response body: %w", err), IsTransient(err))
 	}
-	return fail(fmt.Errorf("saving the response body: %w", err), false)
+	return fail(&StreamError{Stream: "the response body", Keeping: true, Err: err}, false)
 }
 
 // IsIdempotentMethod reports whether method is one that RFC 9110 calls
@@ -513,7 +587,7 @@ func LoadData(arg string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// isToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
+// isHTTPToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
 func isHTTPToken(s string) bool {
 	if s == "" {
 		return false
@@ -530,7 +604,7 @@ func isHTTPToken(s string) bool {
 	return true
 }
 
-// validHeaderValue reports whether v has no control character but tab.
+// validHTTPHeaderValue reports whether v has no control character but tab.
 func validHTTPHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
@@ -540,7 +614,7 @@ func validHTTPHeaderValue(v string) bool {
 	return true
 }
 
-// formatHeader writes h as "Name: value" lines sorted by name.
+// formatHTTPHeader writes h as "Name: value" lines sorted by name.
 func formatHTTPHeader(h http.Header) string {
 	keys := make([]string, 0, len(h))
 	for k := range h {
@@ -561,7 +635,7 @@ func formatHTTPHeader(h http.Header) string {
 	return b.String()
 }
 
-// prefixBuffer keeps the first limit bytes written to it and accepts the
+// headBuffer keeps the first limit bytes written to it and accepts the
 // rest without keeping it.
 type headBuffer struct {
 	buf   []byte
@@ -575,7 +649,7 @@ func (p *headBuffer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// errReader remembers the error of its reader, to tell read errors from
+// bodyReader remembers the error of its reader, to tell read errors from
 // write errors after io.Copy.
 type bodyReader struct {
 	r   io.Reader

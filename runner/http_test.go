@@ -949,7 +949,7 @@ func TestNewHTTPUsageErrors(t *testing.T) {
 		{"bad method", HTTPConfig{URL: "http://h/", Method: "GE T"}, "invalid method"},
 		{"bad header name", HTTPConfig{URL: "http://h/", Header: http.Header{"Bad Name": {"x"}}}, "invalid header name"},
 		{"bad header value", HTTPConfig{URL: "http://h/", Header: http.Header{"X": {"a\r\nInjected: 1"}}}, "invalid value for header X"},
-		{"bad key", HTTPConfig{URL: "http://h/", IdempotencyKey: "a\nb"}, "invalid idempotency key"},
+		{"bad key", HTTPConfig{URL: "http://h/", IdempotencyKey: "a\nb"}, "control characters are not allowed"},
 		{"missing CA file", HTTPConfig{URL: "http://h/", CACert: filepath.Join(dir, "nope.pem")}, "no such file"},
 		{"CA file without PEM", HTTPConfig{URL: "http://h/", CACert: notPEM}, "no PEM certificate"},
 	}

@@ -3,6 +3,7 @@ package runner
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 )
 
@@ -23,9 +24,35 @@ var secretHeaders = map[string]bool{
 
 // IsSecretHeader reports whether RedactHeader hides the values of the header
 // name (any case): Authorization, Proxy-Authorization, Cookie, Set-Cookie,
-// X-Api-Key, X-Auth-Token, X-Amz-Security-Token.
+// X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name IsSecretName
+// accepts (X-Goog-Api-Key, Private-Token, X-Vault-Token, X-Auth…).
 func IsSecretHeader(name string) bool {
-	return secretHeaders[http.CanonicalHeaderKey(name)]
+	return secretHeaders[http.CanonicalHeaderKey(name)] || IsSecretName(name)
+}
+
+// secretWords are the parts of a name that make a header, a query
+// parameter or a NAME=VALUE argument secret.
+var secretWords = []string{"auth", "token", "key", "secret", "passw", "pwd", "signature", "session", "cookie", "credential"}
+
+// secretNames are short names that are secret whole: sig=…, pass=…, jwt=….
+var secretNames = map[string]bool{"sig": true, "pass": true, "jwt": true}
+
+// IsSecretName reports whether a header, query parameter or variable name
+// (any case) looks like it holds a secret: it contains auth, token, key,
+// secret, passw, pwd, signature, session, cookie or credential, or it is
+// sig, pass or jwt. It errs on the side of hiding: Idempotency-Key and
+// monkey=1 are hidden too.
+func IsSecretName(name string) bool {
+	n := strings.ToLower(name)
+	if secretNames[n] {
+		return true
+	}
+	for _, w := range secretWords {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // RedactHeader returns a copy of h in which every value of a secret header
@@ -51,11 +78,14 @@ func RedactHeader(h http.Header) http.Header {
 }
 
 // RedactURL returns s with the user information of its authority (user and
-// password alike) replaced by "REDACTED@":
-// "https://u:p@host/x" → "https://REDACTED@host/x". Everything else is kept
-// as written, so it also works on strings url.Parse refuses. A string with
-// no "scheme://" prefix is treated as starting with its authority when it
-// holds an "@" before the first "/", "?" or "#" (as in "u:p@host/x").
+// password alike) replaced by "REDACTED@" and the values of query parameters
+// with secret names (IsSecretName) replaced by "REDACTED":
+// "https://u:p@host/x?token=t&a=1" → "https://REDACTED@host/x?token=REDACTED&a=1".
+// Everything else is kept as written, so it also works on strings url.Parse
+// refuses, such as a password with an unescaped "/" ("https://u:p/q@host/").
+// A string with no "scheme://" prefix is treated as starting with its
+// authority when it holds an "@" before the first "/", "?" or "#" (as in
+// "u:p@host/x").
 func RedactURL(s string) string {
 	start := 0
 	if i := strings.Index(s, "://"); i >= 0 && !strings.ContainsAny(s[:i], "/?#@") {
@@ -66,10 +96,135 @@ func RedactURL(s string) string {
 		end = start + i
 	}
 	at := strings.LastIndexByte(s[start:end], '@')
-	if at < 0 {
+	if at < 0 && end < len(s) {
+		// A password may hold an unescaped "/", "?" or "#": "u:p/q@host".
+		// Then the part before it is "user:…" (or looks like "host:port")
+		// and an "@" comes later: hide everything up to the last one.
+		// Hiding too much ("http://h:80/a@b") beats leaking.
+		if strings.Contains(s[start:end], ":") {
+			if i := strings.LastIndexByte(s[end:], '@'); i >= 0 {
+				at = end + i - start
+			}
+		}
+	}
+	if at >= 0 && !maskedUserInfo(s[start:start+at]) {
+		s = s[:start] + Redacted + s[start+at:]
+	}
+	return redactQuery(s)
+}
+
+// maskedUserInfo reports whether user information already hides its
+// password as "user:xxxxx" (the scope store's way of showing a Redis URL),
+// or is the placeholder of a usage text ("redis://[USER:PASSWORD@]HOST":
+// "[" cannot start real user information).
+func maskedUserInfo(u string) bool {
+	if strings.HasPrefix(u, "[") {
+		return true
+	}
+	_, pass, ok := strings.Cut(u, ":")
+	return ok && pass != "" && strings.Trim(pass, "x") == ""
+}
+
+// redactQuery hides the values of secret parameters in the query of URL s.
+func redactQuery(s string) string {
+	q := strings.IndexByte(s, '?')
+	if q < 0 {
 		return s
 	}
-	return s[:start] + Redacted + s[start+at:]
+	end := len(s)
+	if i := strings.IndexByte(s[q:], '#'); i >= 0 {
+		end = q + i
+	}
+	var b strings.Builder
+	b.WriteString(s[:q+1])
+	b.WriteString(redactParams(s[q+1 : end]))
+	b.WriteString(s[end:])
+	return b.String()
+}
+
+// redactParams hides the secret values in "a=1&token=x;b=2".
+func redactParams(q string) string {
+	var b strings.Builder
+	for len(q) > 0 {
+		i := strings.IndexAny(q, "&;")
+		part, sep := q, ""
+		if i >= 0 {
+			part, sep, q = q[:i], q[i:i+1], q[i+1:]
+		} else {
+			q = ""
+		}
+		name, _, hasValue := strings.Cut(part, "=")
+		if hasValue && IsSecretName(unescapeName(name)) {
+			part = name + "=" + Redacted
+		}
+		b.WriteString(part)
+		b.WriteString(sep)
+	}
+	return b.String()
+}
+
+func unescapeName(n string) string {
+	if u, err := url.QueryUnescape(n); err == nil {
+		return u
+	}
+	return n
+}
+
+// urlToken finds URLs in text: a scheme, "://", and everything up to a blank
+// or a quote.
+var urlToken = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
+
+// credential finds "Bearer S" and "Basic S" (any case).
+var credential = regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`)
+
+// headerLine finds "Name: value" where Name starts a line, a quoted string
+// or a word; the value runs to the end of the line or of the quote.
+var headerLine = regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
+
+// assignment finds NAME=VALUE in an argument: --api-key=S, TOKEN=S.
+var assignment = regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)
+
+// RedactText hides the secrets in text that retry writes (a log line, an
+// error, a usage message): the user information and secret query
+// parameters of every URL in it (RedactURL), "Bearer S" and "Basic S"
+// credentials, and the value of every "Name: value" header whose name is
+// secret (IsSecretHeader). Text without any of them is returned as is.
+func RedactText(s string) string {
+	if strings.Contains(s, "://") {
+		s = urlToken.ReplaceAllStringFunc(s, RedactURL)
+	}
+	s = credential.ReplaceAllString(s, "${1}${2}"+Redacted)
+	if strings.IndexByte(s, ':') >= 0 {
+		s = headerLine.ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine.FindStringSubmatch(m)
+			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Redacted {
+				return m
+			}
+			return sub[1] + sub[2] + ":" + sub[3] + Redacted
+		})
+	}
+	return s
+}
+
+// RedactArgv returns a copy of a command line with its secrets hidden, as
+// RedactText does for each argument, and also the value of every NAME=VALUE
+// whose name is secret (--api-key=S, GITHUB_TOKEN=S in a shell string).
+func RedactArgv(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		a = RedactText(a)
+		if strings.IndexByte(a, '=') >= 0 {
+			a = assignment.ReplaceAllStringFunc(a, func(m string) string {
+				sub := assignment.FindStringSubmatch(m)
+				if !IsSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
+					return m
+				}
+				return sub[1] + sub[2] + "=" + Redacted
+			})
+		}
+		out[i] = a
+	}
+	return out
 }
 
 // redactError returns err with its URL redacted when it is a *url.Error

@@ -80,3 +80,48 @@ func TestRedactError(t *testing.T) {
 		t.Errorf("nested URL errors not redacted: %s", s)
 	}
 }
+
+func TestRedactText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text: nothing", "plain text: nothing"},
+		{`Get "https://u:p/ss@h:1/x?access_token=abc&a=1&X-Amz-Signature=f00#k=v": refused`,
+			`Get "https://REDACTED@h:1/x?access_token=REDACTED&a=1&X-Amz-Signature=REDACTED#k=v": refused`},
+		{"http://h:8080/path@x", "http://REDACTED@x"}, // too much hidden rather than a password shown
+		{"Authorization: Bearer S", "Authorization: REDACTED"},
+		{"curl -H 'X-Vault-Token: S3' https://u:S2@h/", "curl -H 'X-Vault-Token: REDACTED' https://REDACTED@h/"},
+		{"token Bearer abc.def-ghi", "token Bearer REDACTED"},
+		{"basic dXNlcjpwYXNz", "basic REDACTED"},
+		{`"headers":"Private-Token: S\nX-Trace: ok"`, `"headers":"Private-Token: REDACTED\nX-Trace: ok"`},
+		{"retry: --idempotency-key: invalid", "retry: --idempotency-key: invalid"},
+		{"https://h/?sig=1;key=2;q=3", "https://h/?sig=REDACTED;key=REDACTED;q=3"},
+	}
+	for _, tt := range tests {
+		if got := RedactText(tt.in); got != tt.want {
+			t.Errorf("RedactText(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactArgv(t *testing.T) {
+	in := []string{"curl", "-H", "Authorization: Bearer S", "https://u:S2@h/?token=S3", "--api-key=S4", "--shell", "GITHUB_TOKEN=S5 make", "--page=2"}
+	want := []string{"curl", "-H", "Authorization: REDACTED", "https://REDACTED@h/?token=REDACTED", "--api-key=REDACTED", "--shell", "GITHUB_TOKEN=REDACTED make", "--page=2"}
+	if got := RedactArgv(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("RedactArgv = %q\nwant %q", got, want)
+	}
+	if in[2] != "Authorization: Bearer S" {
+		t.Errorf("RedactArgv modified its argument")
+	}
+}
+
+func TestSecretNames(t *testing.T) {
+	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+		if !IsSecretName(n) || !IsSecretHeader(n) {
+			t.Errorf("%s is not secret", n)
+		}
+	}
+	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
+		if IsSecretName(n) {
+			t.Errorf("%s is secret", n)
+		}
+	}
+}

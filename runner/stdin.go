@@ -44,7 +44,7 @@ type stdinSource struct {
 // goroutine a recording costs); a terminal with foreground → passed through;
 // a seekable regular file → re-read from its current offset by every
 // attempt; anything else → recorded and replayed.
-func newStdinSource(f *os.File, foreground bool, dir string, threshold int64) (*stdinSource, error) {
+func newStdinSource(f *os.File, foreground bool, dir string, threshold, fallback int64) (*stdinSource, error) {
 	if f != nil {
 		if fi, err := f.Stat(); err == nil {
 			switch {
@@ -58,9 +58,9 @@ func newStdinSource(f *os.File, foreground bool, dir string, threshold int64) (*
 				if off, err := f.Seek(0, io.SeekCurrent); err == nil {
 					return &stdinSource{mode: stdinSeek, file: f, offset: off}, nil
 				}
-				return &stdinSource{mode: stdinRecord, rec: newRecorder(f, dir, threshold)}, nil
+				return &stdinSource{mode: stdinRecord, rec: newRecorder(f, dir, threshold, fallback)}, nil
 			default:
-				return &stdinSource{mode: stdinRecord, rec: newRecorder(f, dir, threshold)}, nil
+				return &stdinSource{mode: stdinRecord, rec: newRecorder(f, dir, threshold, fallback)}, nil
 			}
 		}
 	}
@@ -110,6 +110,18 @@ func (s *stdinSource) attach() (child uintptr, closeChild bool, detach func(), e
 	return s.file.Fd(), false, nil, nil
 }
 
+// onFail sets the function the current attempt's feeder calls, before it
+// closes the child's stdin, when the recording failed: the attempt must be
+// stopped rather than read a stdin cut short as if it ended there.
+func (s *stdinSource) onFail(f func(error)) {
+	if s.rec == nil {
+		return
+	}
+	s.rec.mu.Lock()
+	s.rec.failed = f
+	s.rec.mu.Unlock()
+}
+
 // err returns the error that stopped the recording, if any.
 func (s *stdinSource) err() error {
 	if s.rec == nil {
@@ -147,15 +159,18 @@ type recorder struct {
 	changed chan struct{} // closed when rec grows or eof is reached
 	reading bool          // the reader goroutine runs
 	closed  bool
+	failed  func(error) // see stdinSource.onFail
 
 	want chan struct{} // a feeder asks for more (buffered, 1)
 	quit chan struct{} // closed by close
 }
 
-func newRecorder(src *os.File, dir string, threshold int64) *recorder {
+func newRecorder(src *os.File, dir string, threshold, fallback int64) *recorder {
+	rec := NewCapture(dir, threshold, 0)
+	rec.MemoryFallback = fallback
 	return &recorder{
 		src:     src,
-		rec:     NewCapture(dir, threshold, 0),
+		rec:     rec,
 		changed: make(chan struct{}),
 		want:    make(chan struct{}, 1),
 		quit:    make(chan struct{}),
@@ -182,7 +197,7 @@ func (r *recorder) feed(w *os.File, done <-chan struct{}) {
 		if err != nil && !errors.Is(err, io.EOF) && r.err == nil {
 			r.err = err
 		}
-		failed := r.err != nil
+		failed, onFail, why := r.err != nil, r.failed, r.err
 		r.mu.Unlock()
 		if n > 0 {
 			if _, err := w.Write(r.buf[:n]); err != nil {
@@ -190,6 +205,10 @@ func (r *recorder) feed(w *os.File, done <-chan struct{}) {
 			}
 			off += int64(n)
 			continue
+		}
+		if failed && onFail != nil {
+			onFail(why) // stop the attempt before its stdin ends early
+			return
 		}
 		if eof || failed {
 			return

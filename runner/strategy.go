@@ -58,6 +58,9 @@ type Result struct {
 	// Info is source-specific detail for logs and the report (HTTP status
 	// line and headers, redacted).
 	Info map[string]string
+	// Warnings are problems of the attempt that do not change its outcome
+	// (processes the sweep could not end); the log prints them.
+	Warnings []string
 }
 
 // End says why a run ended.
@@ -132,6 +135,33 @@ type Outcome struct {
 	// Next is when the retry of EndScheduled is due: the time its delay
 	// was planned at plus the delay (a waiter's final poll: the deadline).
 	Next time.Time
+}
+
+// forget drops what a superseded attempt kept for its classification: its
+// stdout (Release), its output windows and response headers. The record
+// keeps what logs and the report show, so memory stays flat in the number
+// of attempts.
+//
+// keep bytes of the end of each window are kept, copied.
+func (r *Record) forget(keep int) {
+	res := r.Result
+	// The windows may share memory with what Release frees: copy first.
+	if a := res.Attempt; a != nil {
+		a.StdoutTail, a.StderrTail = lastBytes(a.StdoutTail, keep), lastBytes(a.StderrTail, keep)
+		a.Stdout, a.Header = nil, nil
+	}
+	if res.Release != nil {
+		res.Release()
+		res.Release = nil
+	}
+}
+
+// lastBytes returns a copy of the last n bytes of b; nil for none.
+func lastBytes(b []byte, n int) []byte {
+	if n <= 0 || len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b[max(len(b)-n, 0):]...)
 }
 
 // Last returns the last attempt's record, or nil when no attempt ran.
@@ -245,6 +275,11 @@ type Strategy struct {
 	// Observe, when set, receives events as they happen.
 	Observe func(Event)
 
+	// KeepTail is how many of the last bytes of each output window a
+	// superseded attempt keeps (a copy) once it is forgotten, for a report;
+	// 0 keeps none, so that memory stays flat in the number of attempts.
+	KeepTail int
+
 	// Resume, when set, makes Run one step of a sequence that lives across
 	// processes (retry --state): see Resume.
 	Resume *Resume
@@ -306,7 +341,10 @@ func (s *Strategy) observe(e Event) {
 // Run runs attempts from src until a terminal directive, the attempt limit,
 // an empty bucket, the deadline or ctx's cancellation (an *Interrupt cause
 // ends the run as interrupted). It always returns an Outcome; the last
-// attempt's stdout is not released.
+// attempt's stdout is not released. Every other attempt is forgotten (its
+// stdout released, its output windows dropped) once it has been observed,
+// before the next attempt starts, so memory stays flat in the number of
+// attempts.
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
 	first, previous := 1, time.Duration(0)
@@ -347,11 +385,6 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		rec := s.attempt(ctx, src, n, deadline)
 		out.Attempts = append(out.Attempts, rec)
 		r := &out.Attempts[len(out.Attempts)-1]
-		if n > first {
-			if prev := &out.Attempts[len(out.Attempts)-2]; prev.Result.Release != nil {
-				prev.Result.Release()
-			}
-		}
 		if s.Limiter != nil {
 			s.Limiter.Update(r.Decision.Directive.IsThrottle())
 		}
@@ -460,6 +493,9 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 			out.End, out.Next = EndScheduled, plannedAt.Add(delay)
 			return out
 		}
+		// Superseded: the next attempt will be the last one so far. Drop
+		// what this one kept before the next one runs.
+		r.forget(s.KeepTail)
 		if err := s.sleep(ctx, delay); err != nil {
 			// The retry this token paid for will not run: give it back.
 			token.Cancel()

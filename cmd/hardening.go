@@ -1,0 +1,291 @@
+package cmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/retry-dev/retry/runner"
+)
+
+// exitIOError is retry's status when output could not be written or kept
+// whole (EX_IOERR of sysexits.h): a failed write to retry's stdout (a full
+// device), or a spill file that cannot be written. A closed pipe exits
+// 128+SIGPIPE instead, as a shell pipeline expects.
+const exitIOError = 74
+
+// maxInputFile bounds what retry reads from a file given to --waiter-file,
+// --input @FILE and --data @FILE (or stdin for @-): 64 MiB. A model or a
+// request body beyond that is a mistake (or /dev/zero), not an input.
+const maxInputFile = 64 << 20
+
+// readInputFile reads name for flag, refusing what is not a regular file
+// (a FIFO would block, a device may never end) and what is larger than
+// maxInputFile; "-" is stdin, read up to the same bound. Errors name the
+// file and say what is accepted; the caller prefixes the flag.
+func readInputFile(name string, stdin io.Reader) ([]byte, error) {
+	var r io.Reader
+	if name == "-" {
+		if stdin == nil {
+			return nil, errors.New("stdin: nothing to read")
+		}
+		r = stdin
+	} else {
+		// O_NONBLOCK: opening a FIFO with no writer must not block; the
+		// file is refused right after anyway.
+		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: not a regular file (%s); want a file of at most %s", name, fileKind(fi.Mode()), runner.FormatSize(maxInputFile))
+		}
+		if fi.Size() > maxInputFile {
+			return nil, fmt.Errorf("%s: %s; want a file of at most %s", name, runner.FormatSize(fi.Size()), runner.FormatSize(maxInputFile))
+		}
+		syscall.SetNonblock(int(f.Fd()), false)
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxInputFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxInputFile {
+		what := name
+		if name == "-" {
+			what = "stdin"
+		}
+		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, runner.FormatSize(maxInputFile), runner.FormatSize(maxInputFile))
+	}
+	return b, nil
+}
+
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
+// checkReportWritable makes sure --report FILE can be written before the
+// first attempt runs: the report is written atomically through FILE.tmp in
+// the same directory, so that is what is tried (and removed).
+func checkReportWritable(file string) error {
+	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory; want a file to write", file)
+	}
+	tmp := file + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		f, err = os.OpenFile(tmp, os.O_WRONLY, 0o600)
+		if err == nil {
+			f.Close()
+			return nil
+		}
+	}
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return fmt.Errorf("cannot write %s in %s: %v", filepath.Base(file), filepath.Dir(file), err)
+	}
+	f.Close()
+	os.Remove(tmp)
+	return nil
+}
+
+// sizeValue is a flag holding a size in bytes: 1048576, 512K, 10M, 1.5GiB
+// (K, M, G, T with or without "iB"; all binary, as `head -c` counts).
+type sizeValue struct{ p *int64 }
+
+func (v sizeValue) String() string {
+	if *v.p == 0 {
+		return ""
+	}
+	return runner.FormatSize(*v.p)
+}
+func (v sizeValue) Type() string { return "SIZE" }
+func (v sizeValue) Set(s string) error {
+	n, err := ParseSize(s)
+	if err != nil {
+		return err
+	}
+	*v.p = n
+	return nil
+}
+
+// ParseSize parses a size in bytes: a number ≥ 0 (a fraction is allowed
+// with a unit), then an optional unit B, K, M, G, T, KB…TB or KiB…TiB (any
+// case, all powers of 1024). It refuses negative, non-finite and overflowing
+// sizes.
+func ParseSize(s string) (int64, error) {
+	bad := errors.New("want a size like 1048576, 512K, 10M or 1GiB")
+	t := strings.TrimSpace(s)
+	i := 0
+	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
+		i++
+	}
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	if num == "" || strings.Count(num, ".") > 1 || num == "." {
+		return 0, bad
+	}
+	shift := 0
+	switch unit {
+	case "", "b":
+	case "k", "kb", "kib":
+		shift = 10
+	case "m", "mb", "mib":
+		shift = 20
+	case "g", "gb", "gib":
+		shift = 30
+	case "t", "tb", "tib":
+		shift = 40
+	default:
+		return 0, bad
+	}
+	if !strings.Contains(num, ".") {
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil || (shift > 0 && n > math.MaxInt64>>shift) {
+			return 0, bad
+		}
+		return n << shift, nil
+	}
+	if shift == 0 {
+		return 0, bad // a fraction of a byte
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil || f < 0 {
+		return 0, bad
+	}
+	f *= float64(int64(1) << shift)
+	if math.IsInf(f, 0) || math.IsNaN(f) || f >= math.MaxInt64 {
+		return 0, bad
+	}
+	return int64(f), nil
+}
+
+// sharedStderr is retry's stderr as the attempts and the log share it: it
+// remembers whether the last byte written was a newline, so that a log line
+// never continues a child's unfinished line ("partialretry: attempt 1/2…").
+type sharedStderr struct {
+	w io.Writer
+
+	mu      sync.Mutex
+	midLine bool // the last byte written was not a newline
+}
+
+// child is the view the attempts write their stderr to.
+func (s *sharedStderr) child() io.Writer { return stderrView{s, false} }
+
+// log is the view retry's own lines go to: each write starts on a new line.
+func (s *sharedStderr) log() io.Writer { return stderrView{s, true} }
+
+type stderrView struct {
+	s   *sharedStderr
+	log bool
+}
+
+func (v stderrView) Write(p []byte) (int, error) {
+	s := v.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if v.log && s.midLine {
+		if _, err := s.w.Write([]byte{'\n'}); err != nil {
+			return 0, err
+		}
+		s.midLine = false
+	}
+	n, err := s.w.Write(p)
+	if n > 0 {
+		s.midLine = p[n-1] != '\n'
+	}
+	return n, err
+}
+
+// watchSignals turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the run's
+// cancellation (the attempt gets the signal, no other attempt starts, retry
+// exits 128+N); a second one during the grace kills the attempt's process
+// group at once, as timeout(1) and docker do.
+//
+// sigs is the subscription of notifySignals.
+func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, log *logger) {
+	killer, _ := src.(interface{ Kill() bool })
+	go func() {
+		first := true
+		for s := range sigs {
+			sig := s.(syscall.Signal)
+			if first {
+				first = false
+				cancel(&runner.Interrupt{Signal: sig})
+				continue
+			}
+			if killer != nil && killer.Kill() {
+				log.warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
+			}
+		}
+	}()
+}
+
+// loadArg resolves a value given as DATA, @FILE or @- (stdin), for --data
+// and --input: FILE must be a regular file of at most 64 MiB, and stdin is
+// read up to the same bound.
+func loadArg(arg string, stdin io.Reader) ([]byte, error) {
+	name, ok := strings.CutPrefix(arg, "@")
+	if !ok {
+		return []byte(arg), nil
+	}
+	if name == "" {
+		return nil, errors.New("@ needs a file name: @FILE, or @- for stdin")
+	}
+	if name == "-" && stdin == nil {
+		return nil, errors.New("no stdin to read @- from")
+	}
+	return readInputFile(name, stdin)
+}
+
+// isWriteError reports whether err is a failed write (a device error, a
+// closed pipe) rather than a failure to compute what to write.
+func isWriteError(err error) bool {
+	var pe *os.PathError
+	var se *runner.StreamError
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
+}
+
+func envKey(name string) string {
+	return "RETRY_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+}
+
+// exitForStream maps a stream that broke during the run to retry's status:
+// 128+SIGPIPE for a closed pipe, else exitIOError.
+func exitForStream(err error) int {
+	if errors.Is(err, syscall.EPIPE) {
+		return 128 + int(syscall.SIGPIPE)
+	}
+	return exitIOError
+}
