@@ -23,3 +23,8 @@ require (
 	golang.org/x/tools v0.26.0 // indirect
 	mvdan.cc/sh/v3 v3.10.0
 )
+
+// Start-up (issue 12): no background goroutine that re-reads the cgroup CPU
+// limit every second (Go 1.25's updatemaxprocs); it costs every run a thread
+// at start, and retry's GOMAXPROCS does not matter once it runs.
+godebug updatemaxprocs=0

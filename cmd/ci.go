@@ -125,8 +125,9 @@ func (c *ciLog) after(e runner.Event) {
 			c.open = 0
 		}
 		// A retried attempt is a warning; a wait's poll that is merely not
-		// done yet is what waiting is, and no warning.
-		if c.system == ciGitHub && r.Retried && !c.notYet(r) {
+		// done yet is what waiting is, and no warning; nor is a success that
+		// --consecutive follows with another attempt.
+		if c.system == ciGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
 			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(msg))
 		}
