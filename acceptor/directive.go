@@ -108,18 +108,3 @@ func (s State) String() string {
 	}
 	return "unknown"
 }
-
-// ParseState parses "success", "failure", "retry" or "throttle".
-func ParseState(s string) (State, bool) {
-	switch s {
-	case "success":
-		return StateSuccess, true
-	case "failure":
-		return StateFailure, true
-	case "retry":
-		return StateRetry, true
-	case "throttle":
-		return StateThrottle, true
-	}
-	return 0, false
-}

@@ -30,10 +30,6 @@ var commandThrottlingCodes = map[string]bool{
 	"429":                true,
 }
 
-// IsThrottlingCode reports whether code is one of the throttling error codes
-// of seed 002 (Throttling, ThrottlingException, SlowDown, …).
-func IsThrottlingCode(code string) bool { return throttlingCodes[code] }
-
 // IsThrottlingResponse reports whether an HTTP status with an error code is a
 // throttling error under seed 002: 429; 400 with a throttling code; 403
 // RequestThrottled; 502 EC2ThrottledException; 503 SlowDown or

@@ -161,3 +161,43 @@ func TestOutputBenchmarkData(t *testing.T) {
 		t.Fatal("the window holds the literal")
 	}
 }
+
+// FuzzOutputPrefilter: for any pattern and text, an output acceptor with the
+// literal prefilter (in a chain and alone) matches exactly when the regexp
+// does, and the scanner agrees with bytes.Contains on the literals.
+func FuzzOutputPrefilter(f *testing.F) {
+	for _, s := range [][2]string{
+		{`(alpha|beta)[0-9]+-never-7`, "alpha12-never-7"},
+		{`[ab]c|x{2,}yz`, "bc xxyz"},
+		{`(?i)Throttl(ing|ed)`, "THROTTLED"},
+		{`^a.*b$`, "a\nb"},
+		{`\x00\xff`, "\x00\xff"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, text string) {
+		re, err := regexp.Compile(pattern)
+		if err != nil {
+			return
+		}
+		a := &Attempt{StdoutTail: []byte(text)}
+		want := re.MatchString(text)
+		m := OutputMatcher(re)
+		if got := m.Match(NewEnv(a)).Matched; got != want {
+			t.Fatalf("%q on %q alone: %v, want %v (literals %q)", pattern, text, got, want, requiredLiterals(re))
+		}
+		d := (&Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}, Fallback: func(*Attempt) (Directive, string) { return Fail, "" }}).Evaluate(a)
+		if got := d.Acceptor == 0; got != want {
+			t.Fatalf("%q on %q in a chain: %v, want %v (literals %q)", pattern, text, got, want, requiredLiterals(re))
+		}
+		if lits := requiredLiterals(re); len(lits) > 0 {
+			if sc := newLiteralScanner(lits); sc != nil {
+				for i, found := range sc.scan([]byte(text)) {
+					if found != strings.Contains(text, lits[i]) {
+						t.Fatalf("literal %q in %q: scanner %v", lits[i], text, found)
+					}
+				}
+			}
+		}
+	})
+}

@@ -121,7 +121,7 @@ func (l *acceptorList) acceptors() []acceptor.Acceptor {
 	return out
 }
 
-// hasPath reports whether some acceptor needs stdout as JSON.
+// exprs returns the JMESPath expressions of the path acceptors, in order.
 func (l *acceptorList) exprs() []string {
 	var out []string
 	for _, s := range l.specs {

@@ -1,6 +1,12 @@
 package cmd
 
-import "testing"
+import (
+	"syscall"
+	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
+)
 
 func TestEscapeWorkflowCommand(t *testing.T) {
 	for _, c := range []struct{ in, data, prop string }{
@@ -51,5 +57,29 @@ func TestMarkdownCell(t *testing.T) {
 	want := `a\|b &lt;script&gt;\` + "`" + `x\` + "`" + `\*\_\[l\](u)\\`
 	if got != want {
 		t.Errorf("markdownCell = %q, want %q", got, want)
+	}
+}
+
+func TestCIEndMessage(t *testing.T) {
+	rec := func(n, code int, d acceptor.Directive, name string, acc int) runner.Record {
+		return runner.Record{Number: n, Result: &runner.Result{Attempt: &acceptor.Attempt{ExitCode: code}},
+			Decision: acceptor.Decision{Directive: d, Name: name, Acceptor: acc}}
+	}
+	for _, c := range []struct {
+		out  runner.Outcome
+		want string
+	}{
+		{runner.Outcome{End: runner.EndAttempts, Attempts: []runner.Record{rec(1, 1, acceptor.RetryServer, "", -1), rec(2, 1, acceptor.RetryServer, "", -1)}},
+			"gave up after 2 attempts (attempts exhausted); last attempt: exit status 1, retry (server-side) [no acceptor matched]"},
+		{runner.Outcome{End: runner.EndFailure, Attempts: []runner.Record{rec(1, 3, acceptor.Fail, "--failure-exit 3", 0)}},
+			"failed on attempt 1; last attempt: exit status 3, failure [--failure-exit 3]"},
+		{runner.Outcome{End: runner.EndInterrupted, Err: &runner.Interrupt{Signal: syscall.SIGTERM}, Attempts: []runner.Record{{Number: 1, Result: &runner.Result{Attempt: &acceptor.Attempt{ExitCode: 143}}}}},
+			"interrupted after 1 attempt: interrupted by SIGTERM; last attempt: exit status 143"},
+		{runner.Outcome{End: runner.EndDeadline, Attempts: []runner.Record{rec(4, 1, acceptor.RetryServer, "", -1)}},
+			"gave up after 4 attempts (time budget exceeded); last attempt: exit status 1, retry (server-side) [no acceptor matched]"},
+	} {
+		if got := ciEndMessage(&c.out); got != c.want {
+			t.Errorf("ciEndMessage(%s) =\n%q, want\n%q", c.out.End, got, c.want)
+		}
 	}
 }

@@ -2,13 +2,14 @@ package cmd
 
 import (
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/bucket"
 )
 
 // fileFlags are the flags whose value is a file to complete; the value is
@@ -60,7 +61,8 @@ func registerCompletions(c *cobra.Command) {
 }
 
 // completeWaiter offers the names of the waiters in the --waiter-file given
-// earlier on the line (or in RETRY_WAITER_FILE).
+// earlier on the line (or in RETRY_WAITER_FILE); without a file, the
+// built-in waiters.
 func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 	file := ""
 	if f := c.Flags().Lookup("waiter-file"); f != nil {
@@ -70,7 +72,7 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 		file = os.Getenv("RETRY_WAITER_FILE")
 	}
 	if file == "" {
-		return nil, cobra.ShellCompDirectiveNoFileComp
+		return completeBuiltinWaiter(prefix)
 	}
 	wf, err := acceptor.LoadWaiters(file)
 	if err != nil {
@@ -79,25 +81,49 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 	return withPrefix(wf.Names(), prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeScope offers the scopes that have state on this machine: the
-// NAME.json files of the state directory (bucket.OpenScope's layout).
-func completeScope(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+// completeScope offers the scopes that have state on this machine
+// (bucket.ListScopes of the state directory). With --scope-store on the
+// line it offers none: TAB never waits on a network store.
+func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if f := c.Flags().Lookup("scope-store"); f != nil && f.Value.String() != "" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	dir, err := stateDir()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	entries, err := os.ReadDir(dir)
+	names, err := bucket.ListScopes(dir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var names []string
-	for _, e := range entries {
-		if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && e.Type().IsRegular() && name != "" {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeBuiltinWaiter completes the built-in botocore waiters in two
+// steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
+// spelling.
+func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
+	service, _, named := strings.Cut(prefix, ":")
+	if !named {
+		models, err := botocore.Models()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var words []string
+		for _, m := range models {
+			words = append(words, m.Service+":")
+		}
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	m, _, err := botocore.Service(service)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var words []string
+	for i, name := range m.Names {
+		words = append(words, service+":"+name, service+":"+m.CLINames[i])
+	}
+	return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
 func withPrefix(words []string, prefix string) []string {

@@ -52,7 +52,7 @@ func newLogger(o *Options, p *plan) *logger {
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStart(), l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
+	fmt.Fprintf(l.w, "retry: %s\n", l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
@@ -149,7 +149,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
 	if l.notYet(r) {
-		line = fmt.Sprintf("%s: %s: %s", l.attemptLabel(r.Number), happened(r), l.pending(r))
+		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), happened(r), l.pending(r), l.inARow(r))
 	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)

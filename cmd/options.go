@@ -160,8 +160,8 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.ErrorPattern, "error-pattern", "", "`RE2` regexp whose first capture group is the error code in stderr")
 	fs.StringVar(&o.Input, "input", "", "`JSON` (or @FILE) that JMESPath acceptors see as input: {\"input\": …, \"output\": …}")
 	fs.StringVar(&o.WaiterFile, "waiter-file", "", "botocore waiters-2.json or Smithy JSON model `FILE` to load a waiter from")
-	fs.StringVar(&o.Waiter, "waiter", "", "`NAME` of the waiter in --waiter-file")
-	fs.BoolVar(&o.ListWaiters, "list-waiters", false, "list the waiters in --waiter-file and exit")
+	fs.StringVar(&o.Waiter, "waiter", "", "`NAME` of the waiter in --waiter-file, or SERVICE:NAME of a botocore waiter built into retry (dynamodb:table-exists)")
+	fs.BoolVar(&o.ListWaiters, "list-waiters", false, "list the waiters in --waiter-file (without it: the built-in ones) and exit")
 
 	if o.Wait {
 		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")

@@ -2,6 +2,7 @@ package cmd
 
 import (
 	"fmt"
+	"github.com/retry-dev/retry/acceptor/botocore"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -12,7 +13,7 @@ import (
 func NewCmdRun(io *Streams) *cobra.Command {
 	o := newOptions(false, io)
 	c := &cobra.Command{
-		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL",
+		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Re-run a command or an HTTP call until it succeeds",
 		Long: `Re-run a command or an HTTP call until it succeeds.
 
@@ -38,7 +39,7 @@ fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
 func NewCmdWait(io *Streams) *cobra.Command {
 	o := newOptions(true, io)
 	c := &cobra.Command{
-		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL",
+		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Poll a command or URL whose output is JSON until acceptors reach a state",
 		Long: `Poll a command or URL whose output is JSON until an acceptor reaches a
 success or failure state, like AWS SDK waiters, for any CLI.
@@ -53,14 +54,21 @@ connections. Without an acceptor or a waiter, wait is a usage error (exit
 125): use retry run to re-run a command until it succeeds.
 Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
 between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a
-waiter model brings its own delays (Smithy's default maxDelay is 120s).`,
+waiter model brings its own delays (Smithy's default maxDelay is 120s).
+
+--waiter SERVICE:NAME names a waiter of the botocore models built into retry
+(botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells
+it: dynamodb:table-exists); --list-waiters lists them.`,
 		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
       aws ec2 describe-instances --instance-ids i-0123
-  retry wait --waiter-file ec2-waiters-2.json --waiter InstanceRunning -- \
+  retry wait --waiter ec2:instance-running -- \
       aws ec2 describe-instances --instance-ids i-0123
+  retry wait --waiter dynamodb:table-exists --query Table.TableStatus --output text -- \
+      aws dynamodb describe-table --table-name orders
   retry wait --success 'status.phase=Running' --failure 'status.phase=Failed' -- \
       kubectl get pod web -o json
-  retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m`,
+  retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m
+  retry wait --tcp db:5432 --consecutive 3 --backoff constant -d 250ms`,
 	}
 	return wire(c, o)
 }

@@ -587,7 +587,7 @@ func LoadData(arg string, stdin io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// isToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
+// isHTTPToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
 func isHTTPToken(s string) bool {
 	if s == "" {
 		return false
@@ -604,7 +604,7 @@ func isHTTPToken(s string) bool {
 	return true
 }
 
-// validHeaderValue reports whether v has no control character but tab.
+// validHTTPHeaderValue reports whether v has no control character but tab.
 func validHTTPHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
@@ -614,7 +614,7 @@ func validHTTPHeaderValue(v string) bool {
 	return true
 }
 
-// formatHeader writes h as "Name: value" lines sorted by name.
+// formatHTTPHeader writes h as "Name: value" lines sorted by name.
 func formatHTTPHeader(h http.Header) string {
 	keys := make([]string, 0, len(h))
 	for k := range h {
@@ -635,7 +635,7 @@ func formatHTTPHeader(h http.Header) string {
 	return b.String()
 }
 
-// prefixBuffer keeps the first limit bytes written to it and accepts the
+// headBuffer keeps the first limit bytes written to it and accepts the
 // rest without keeping it.
 type headBuffer struct {
 	buf   []byte
@@ -649,7 +649,7 @@ func (p *headBuffer) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// errReader remembers the error of its reader, to tell read errors from
+// bodyReader remembers the error of its reader, to tell read errors from
 // write errors after io.Copy.
 type bodyReader struct {
 	r   io.Reader

@@ -41,7 +41,7 @@ func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
 	return hint
 }
 
-// parseDigits parses a string of ASCII digits only (no sign, no blank). A
+// retryAfterDigits parses a string of ASCII digits only (no sign, no blank). A
 // number beyond uint64 reports ok with math.MaxUint64.
 func retryAfterDigits(s string) (uint64, bool) {
 	for i := 0; i < len(s); i++ {
@@ -56,7 +56,7 @@ func retryAfterDigits(s string) (uint64, bool) {
 	return n, true
 }
 
-// scale returns n units as a Duration, clamped to the largest Duration.
+// retryAfterDuration returns n units as a Duration, clamped to the largest Duration.
 func retryAfterDuration(n uint64, unit time.Duration) time.Duration {
 	if n > uint64(math.MaxInt64/int64(unit)) {
 		return time.Duration(math.MaxInt64)

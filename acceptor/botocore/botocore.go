@@ -1,10 +1,12 @@
 // Package botocore holds the waiter models of botocore (waiters-2.json),
 // built into retry for --waiter SERVICE:NAME. The models are copied by `go
 // generate` from the botocore package of the build environment (see
-// internal/waitergen), minified and gzipped into one embedded archive of
-// about 20 KB (150 KB of JSON). Nothing is decompressed until a built-in
-// waiter is asked for: the package has no init work, and a run that names
-// no built-in waiter pays nothing.
+// internal/waitergen), minified, each service's deflated on its own: 24 KB
+// embedded for 149 KB of JSON, and a plain-text index of the services and
+// their waiters. Nothing is read until a built-in waiter is named or
+// listed: the package has no init work, and a run that names no built-in
+// waiter pays nothing. Naming one reads the index and inflates one
+// service's model (tens of microseconds).
 //
 // The data is botocore's, under the Apache License 2.0: NOTICE and LICENSE
 // in this directory.
@@ -12,7 +14,7 @@ package botocore
 
 import (
 	"bytes"
-	"compress/gzip"
+	"compress/flate"
 	_ "embed"
 	"fmt"
 	"io"
@@ -22,8 +24,11 @@ import (
 	"sync"
 )
 
-//go:embed waiters.gz
+//go:embed waiters.bin
 var archive []byte
+
+//go:embed index.txt
+var index string
 
 // alias returns botocore's name of a service the AWS CLI names differently
 // (awscli's customizations rename these commands), or s. A switch, not a
@@ -50,13 +55,12 @@ type Model struct {
 	// CLINames the AWS CLI's names of the same waiters (table-exists).
 	Names, CLINames []string
 
-	off, n int
+	off, n, size int
 }
 
 type catalog struct {
 	models []Model
 	byName map[string]*Model
-	body   []byte
 }
 
 var (
@@ -65,49 +69,63 @@ var (
 	errCat error
 )
 
-// load decompresses the archive, once.
+// load reads the index, once.
 func load() (*catalog, error) {
-	once.Do(func() { loaded, errCat = parse(archive) })
+	once.Do(func() { loaded, errCat = parseIndex(index, len(archive)) })
 	return loaded, errCat
 }
 
-func parse(gz []byte) (*catalog, error) {
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		return nil, fmt.Errorf("built-in waiter models: %v", err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		return nil, fmt.Errorf("built-in waiter models: %v", err)
-	}
-	head, body, ok := bytes.Cut(raw, []byte("\n\n"))
-	if !ok {
-		return nil, fmt.Errorf("built-in waiter models: no index")
-	}
-	c := &catalog{body: body, byName: map[string]*Model{}}
-	lines := strings.Split(string(head), "\n")
+func parseIndex(idx string, archiveLen int) (*catalog, error) {
+	c := &catalog{byName: map[string]*Model{}}
+	lines := strings.Split(strings.TrimSuffix(idx, "\n"), "\n")
 	for _, line := range lines[1:] {
-		f := strings.Fields(line)
-		if len(f) != 5 {
-			return nil, fmt.Errorf("built-in waiter models: bad index line %q", line)
+		m, err := parseLine(line, archiveLen)
+		if err != nil {
+			return nil, err
 		}
-		m := Model{Service: f[0], API: f[1]}
-		m.off, _ = strconv.Atoi(f[2])
-		m.n, _ = strconv.Atoi(f[3])
-		if m.off < 0 || m.n < 0 || m.off+m.n > len(body) {
-			return nil, fmt.Errorf("built-in waiter models: %s out of range", m.Service)
-		}
-		for _, p := range strings.Split(f[4], ",") {
-			name, cli, _ := strings.Cut(p, "=")
-			m.Names = append(m.Names, name)
-			m.CLINames = append(m.CLINames, cli)
-		}
-		c.models = append(c.models, m)
+		c.models = append(c.models, *m)
 	}
 	for i := range c.models {
 		c.byName[c.models[i].Service] = &c.models[i]
 	}
 	return c, nil
+}
+
+// parseLine parses one service's line of the index.
+func parseLine(line string, archiveLen int) (*Model, error) {
+	f := strings.Fields(line)
+	if len(f) != 6 {
+		return nil, fmt.Errorf("built-in waiter models: bad index line %q", line)
+	}
+	m := &Model{Service: f[0], API: f[1]}
+	var err error
+	for i, p := range []*int{&m.off, &m.n, &m.size} {
+		if *p, err = strconv.Atoi(f[2+i]); err != nil || *p < 0 {
+			return nil, fmt.Errorf("built-in waiter models: bad index line %q", line)
+		}
+	}
+	if m.off+m.n > archiveLen {
+		return nil, fmt.Errorf("built-in waiter models: %s out of range", m.Service)
+	}
+	for _, p := range strings.Split(f[5], ",") {
+		name, cli, _ := strings.Cut(p, "=")
+		m.Names = append(m.Names, name)
+		m.CLINames = append(m.CLINames, cli)
+	}
+	return m, nil
+}
+
+// lookup finds service's line in the index without parsing the others.
+func lookup(idx, service string, archiveLen int) (*Model, error) {
+	i := strings.Index(idx, "\n"+service+" ")
+	if i < 0 || service == "" || strings.ContainsAny(service, " \n") {
+		return nil, nil
+	}
+	line := idx[i+1:]
+	if j := strings.IndexByte(line, '\n'); j >= 0 {
+		line = line[:j]
+	}
+	return parseLine(line, archiveLen)
 }
 
 // Models returns every service's model, sorted by service.
@@ -123,15 +141,46 @@ func Models() ([]Model, error) {
 // s3api, configservice, deploy) and its waiters-2.json, minified. An
 // unknown service is an error that says how to list them.
 func Service(service string) (*Model, []byte, error) {
-	c, err := load()
+	m, err := lookup(index, alias(strings.ToLower(service)), len(archive))
 	if err != nil {
 		return nil, nil, err
 	}
-	m := c.byName[alias(strings.ToLower(service))]
 	if m == nil {
-		return nil, nil, fmt.Errorf("no built-in waiters for service %q (retry wait --list-waiters lists the %d services)", service, len(c.models))
+		return nil, nil, fmt.Errorf("no built-in waiters for service %q (retry wait --list-waiters lists the %d services)", service, Services)
 	}
-	return m, c.body[m.off : m.off+m.n], nil
+	data, err := m.inflate(archive)
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, data, nil
+}
+
+// inflate returns the model's JSON from the archive.
+func (m *Model) inflate(archive []byte) ([]byte, error) {
+	zr := flate.NewReader(bytes.NewReader(archive[m.off : m.off+m.n]))
+	defer zr.Close()
+	data := make([]byte, 0, m.size)
+	data, err := readAll(zr, data)
+	if err != nil || len(data) != m.size {
+		return nil, fmt.Errorf("built-in waiter model of %s: %d of %d bytes: %v", m.Service, len(data), m.size, err)
+	}
+	return data, nil
+}
+
+func readAll(r io.Reader, b []byte) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // Resolve returns the model's name of the waiter called name, given as in

@@ -34,3 +34,32 @@ func TestResolveSpellings(t *testing.T) {
 		t.Errorf("rds db-instance-available = %q", got)
 	}
 }
+
+// BenchmarkService is what naming a built-in waiter costs once per run:
+// finding the service in the index and inflating its model.
+func BenchmarkService(b *testing.B) {
+	for b.Loop() {
+		if _, _, err := Service("dynamodb"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The index lookup finds exactly the line Models parses, for every service.
+func TestLookupAgreesWithModels(t *testing.T) {
+	models, err := Models()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models {
+		got, err := lookup(index, m.Service, len(archive))
+		if err != nil || got == nil || got.Service != m.Service || got.off != m.off || len(got.Names) != len(m.Names) {
+			t.Errorf("lookup(%s) = %+v, %v; want %+v", m.Service, got, err, m)
+		}
+	}
+	for _, s := range []string{"", "acm-p", "x y", "dynamodb\n"} {
+		if got, err := lookup(index, s, len(archive)); got != nil || err != nil {
+			t.Errorf("lookup(%q) = %v, %v; want nothing", s, got, err)
+		}
+	}
+}

@@ -354,6 +354,19 @@ func TestActionRunsLocally(t *testing.T) {
 	if code != 125 || !strings.Contains(out, "::error title=retry::args: cannot split into words") {
 		t.Errorf("bad args: status %d, want 125:\n%s", code, out)
 	}
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 outcome:not run]"; got != want {
+		t.Errorf("outputs %s, want %s", got, want)
+	}
+
+	// A flag retry refuses: its message, exit 125, and the outputs say so.
+	r.inputs["args"] = "--backoff sometimes"
+	out, code = r.run(a.Runs.Steps[1])
+	if code != 125 || !strings.Contains(out, `retry: --backoff: "sometimes": want one of`) {
+		t.Errorf("bad flag: status %d, want 125:\n%s", code, out)
+	}
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 outcome:not run]"; got != want {
+		t.Errorf("outputs %s, want %s", got, want)
+	}
 }
 
 // TestActionDownloadsRelease runs the install step against a local server

@@ -1,0 +1,63 @@
+package tcp
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+)
+
+func TestNewAcceptsHostPort(t *testing.T) {
+	for _, addr := range []string{"127.0.0.1:80", "localhost:5432", "[::1]:6379", "db.internal:65535", "h:1"} {
+		if _, err := New(addr); err != nil {
+			t.Errorf("New(%q): %v", addr, err)
+		}
+	}
+	for _, addr := range []string{"", "localhost", ":80", "h:0", "h:65536", "h:http", "h:-1", "::1:80", "h:80:90"} {
+		if _, err := New(addr); err == nil {
+			t.Errorf("New(%q): want an error", addr)
+		}
+	}
+}
+
+func TestAttemptConnectsAndRefuses(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	s, _ := New(addr)
+	r := s.Attempt(context.Background(), 1, 0)
+	if r.Attempt.Failed || r.Attempt.Err != nil || r.Info["connected"] != addr {
+		t.Fatalf("listening: failed %v, err %v, info %v", r.Attempt.Failed, r.Attempt.Err, r.Info)
+	}
+	ln.Close()
+	r = s.Attempt(context.Background(), 2, 0)
+	if !r.Attempt.Failed || !r.Attempt.Transient || r.Stopped != nil || !strings.Contains(r.Attempt.Err.Error(), "connection refused") {
+		t.Fatalf("closed: failed %v, transient %v, stopped %v, err %v", r.Attempt.Failed, r.Attempt.Transient, r.Stopped, r.Attempt.Err)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(context.DeadlineExceeded)
+	r = s.Attempt(ctx, 3, 0)
+	if r.Stopped == nil {
+		t.Fatal("a done context: want Stopped")
+	}
+}
+
+// FuzzNew: any address is accepted or refused with an error that quotes
+// it, never a panic; an accepted one splits into a host and a port 1-65535.
+func FuzzNew(f *testing.F) {
+	for _, s := range []string{"127.0.0.1:80", "[::1]:1", ":80", "h:0", "h:http", "[", "]:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, addr string) {
+		s, err := New(addr)
+		if err != nil {
+			return
+		}
+		host, port, err := net.SplitHostPort(s.Address)
+		if err != nil || host == "" || port == "" {
+			t.Fatalf("New(%q) accepted: host %q port %q, %v", addr, host, port, err)
+		}
+	})
+}
