@@ -10,7 +10,8 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.yaml.in/yaml/v3 v3.0.5
-	golang.org/x/sys v0.48.0
+	golang.org/x/sys v0.49.0
+	golang.org/x/term v0.47.0
 )
 
 require (
@@ -22,3 +23,8 @@ require (
 	golang.org/x/tools v0.26.0 // indirect
 	mvdan.cc/sh/v3 v3.10.0
 )
+
+// Start-up (issue 12): no background goroutine that re-reads the cgroup CPU
+// limit every second (Go 1.25's updatemaxprocs); it costs every run a thread
+// at start, and retry's GOMAXPROCS does not matter once it runs.
+godebug updatemaxprocs=0

@@ -148,8 +148,9 @@ func cmdTCPBlackhole(ts *testscript.TestScript, neg bool, args []string) {
 // boundSocket returns a TCP socket bound to a free port of 127.0.0.1, not
 // listening.
 func boundSocket(ts *testscript.TestScript) (int, int) {
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	ts.Check(err)
+	syscall.CloseOnExec(fd) // portable; helpers the script starts never inherit it
 	ts.Check(syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}))
 	sa, err := syscall.Getsockname(fd)
 	ts.Check(err)

@@ -108,4 +108,3 @@ func (s State) String() string {
 	}
 	return "unknown"
 }
-

@@ -65,8 +65,7 @@ type ciLog struct {
 	notYet func(r *runner.Record) bool // a wait's poll that is simply not done yet
 	getenv func(string) string
 	mu     *sync.Mutex // shared with the logger: one line at a time
-	out    *lineTracker
-	open   int // the attempt whose group is open, 0 for none
+	open   int         // the attempt whose group is open, 0 for none
 }
 
 // newCILog returns the CI markup writer for o, or nil when no CI system
@@ -76,55 +75,15 @@ func newCILog(o *Options, l *logger) *ciLog {
 	if sys == ciNone {
 		return nil
 	}
-	// The attempts' stderr, retry's lines and the markup share one writer
-	// that knows whether the last byte ended a line: markup must start a
-	// line to be read, even after a command's output without a final line
-	// break.
-	t := &lineTracker{w: o.IO.Err, atStart: true}
-	if l.w == io.Writer(o.IO.Err) {
-		l.w = t
+	// The markup goes through the log's view of the stderr the attempts
+	// share (sharedStderr): it always starts a line, even after a
+	// command's output without a final line break, and never goes into a
+	// --log-file.
+	var w io.Writer = o.IO.Err
+	if l.p.errOut != nil {
+		w = l.p.errOut.log()
 	}
-	if c, ok := l.p.source.(*runner.Command); ok && c.Stderr == io.Writer(o.IO.Err) {
-		c.Stderr = t
-	}
-	return &ciLog{system: sys, w: t, out: t, quiet: o.Quiet, label: l.attemptLabel, notYet: l.notYet, getenv: os.Getenv, mu: &l.mu}
-}
-
-// lineTracker passes writes through and remembers whether the last byte
-// written ended a line.
-type lineTracker struct {
-	w       io.Writer
-	mu      sync.Mutex
-	atStart bool
-}
-
-func (t *lineTracker) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n, err := t.w.Write(b)
-	if n > 0 {
-		t.atStart = b[n-1] == '\n'
-	}
-	return n, err
-}
-
-// lineStart returns "\n" when the output stopped in the middle of a line.
-func (t *lineTracker) lineStart() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.atStart {
-		return ""
-	}
-	return "\n"
-}
-
-// lineStart returns what to write before a line so that it starts a line:
-// "\n" after a command's output that did not end one, else "".
-func (c *ciLog) lineStart() string {
-	if c == nil {
-		return ""
-	}
-	return c.out.lineStart()
+	return &ciLog{system: sys, w: w, quiet: o.Quiet, label: l.attemptLabel, notYet: l.notYet, getenv: os.Getenv, mu: &l.mu}
 }
 
 // before runs before the logger handles e: it opens an attempt's group.
@@ -137,10 +96,10 @@ func (c *ciLog) before(e runner.Event) {
 	c.open = e.Attempt
 	switch c.system {
 	case ciGitHub:
-		fmt.Fprintf(c.w, "%s::group::%s\n", c.lineStart(), escapeData(c.label(e.Attempt)))
+		fmt.Fprintf(c.w, "::group::%s\n", escapeData(c.label(e.Attempt)))
 	case ciGitLab:
-		fmt.Fprintf(c.w, "%s\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
-			c.lineStart(), e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
+		fmt.Fprintf(c.w, "\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
+			e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
 	}
 }
 
@@ -159,21 +118,22 @@ func (c *ciLog) after(e runner.Event) {
 		if c.open == r.Number {
 			switch c.system {
 			case ciGitHub:
-				fmt.Fprint(c.w, c.lineStart()+"::endgroup::\n")
+				fmt.Fprint(c.w, "::endgroup::\n")
 			case ciGitLab:
-				fmt.Fprintf(c.w, "%s\x1b[0Ksection_end:%d:retry_attempt_%d\r\x1b[0K\n", c.lineStart(), e.Time.Unix(), r.Number)
+				fmt.Fprintf(c.w, "\x1b[0Ksection_end:%d:retry_attempt_%d\r\x1b[0K\n", e.Time.Unix(), r.Number)
 			}
 			c.open = 0
 		}
 		// A retried attempt is a warning; a wait's poll that is merely not
-		// done yet is what waiting is, and no warning.
-		if c.system == ciGitHub && r.Retried && !c.notYet(r) {
+		// done yet is what waiting is, and no warning; nor is a success that
+		// --consecutive follows with another attempt.
+		if c.system == ciGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
-			fmt.Fprintf(c.w, "%s::warning title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(msg))
+			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(msg))
 		}
 	case runner.EventEnd:
 		if c.system == ciGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
-			fmt.Fprintf(c.w, "%s::error title=%s::%s\n", c.lineStart(), escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
+			fmt.Fprintf(c.w, "::error title=%s::%s\n", escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
 		}
 	}
 }
@@ -324,13 +284,4 @@ func (c *ciLog) line(s string) string {
 		return s
 	}
 	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
-}
-
-// lineStartOn is lineStart for a line written to w: "" unless w is the
-// stream the markup shares with the attempts' stderr (not a --log-file).
-func (c *ciLog) lineStartOn(w io.Writer) string {
-	if c == nil || w != io.Writer(c.out) {
-		return ""
-	}
-	return c.out.lineStart()
 }

@@ -85,16 +85,29 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	watchSignals(cancel, subscription.wait(), p.source, log)
 
 	p.warn = log.warn
-	p.strategy.Observe = log.observe
+	// The end line waits for the final stdout, so that with 2>&1 the last
+	// attempt's output comes before "gave up" or "succeeded", as it ran.
+	var end *runner.Event
+	p.strategy.Observe = func(e runner.Event) {
+		if e.Kind == runner.EventEnd {
+			end = &e
+			return
+		}
+		log.observe(e)
+	}
 	p.strategy.Sleep = log.sleep
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
 	var broken *runner.StreamError
 	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
-		if finalErr = writeFinal(o, p, out); finalErr != nil {
-			log.warn("%v", finalErr)
-		}
+		finalErr = writeFinal(o, p, out)
+	}
+	if end != nil {
+		log.observe(*end)
+	}
+	if finalErr != nil {
+		log.warn("%v", finalErr)
 	}
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()

@@ -52,7 +52,7 @@ func newLogger(o *Options, p *plan) *logger {
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "%sretry: %s\n", l.ci.lineStartOn(l.w), l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
+	fmt.Fprintf(l.w, "retry: %s\n", l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.

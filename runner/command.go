@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"os"
 	"regexp"
@@ -463,6 +464,17 @@ func (c *Command) Close() error {
 	return c.state.stdin.close()
 }
 
-// IsTerminal reports whether f is a terminal, without changing its mode; a
-// nil f is not. The CLI uses it for --stdout's default and the status line.
+// IsTerminal reports whether f is a terminal (golang.org/x/term, so on
+// every platform it supports), without changing f's mode: the check runs on
+// the raw descriptor, where f.Fd() would make f blocking. A nil f is not.
 func IsTerminal(f *os.File) bool { return f != nil && isTerminal(f) }
+
+func isTerminal(f *os.File) bool {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	tty := false
+	rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	return tty
+}

@@ -242,18 +242,4 @@ func readNames(dir string) ([]string, error) {
 	return f.Readdirnames(-1)
 }
 
-// isTerminal reports whether f is a terminal, without changing its mode.
-func isTerminal(f *os.File) bool {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	tty := false
-	rc.Control(func(fd uintptr) {
-		_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-		tty = err == nil
-	})
-	return tty
-}
-
 func pipeCloexec(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }

@@ -4,10 +4,7 @@ package runner
 
 import (
 	"errors"
-	"os"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // EnableSubreaper makes retry a child subreaper so that processes escaping
@@ -49,20 +46,6 @@ func withDeathSignal(a *syscall.SysProcAttr) {}
 
 // groupHasLive cannot tell zombies apart here: a group with members is live.
 func groupHasLive(pgid int) bool { return true }
-
-// isTerminal reports whether f is a terminal, without changing its mode.
-func isTerminal(f *os.File) bool {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return false
-	}
-	tty := false
-	rc.Control(func(fd uintptr) {
-		_, err := unix.IoctlGetTermios(int(fd), unix.TIOCGETA)
-		tty = err == nil
-	})
-	return tty
-}
 
 // pipeCloexec makes a pipe and marks both ends close-on-exec under
 // syscall.ForkLock, so no concurrent fork inherits them.

@@ -21,8 +21,6 @@ func isSubreaper() bool { return false }
 
 func getpgid(pid int) (int, error) { return 0, errors.ErrUnsupported }
 
-func isTerminal(f *os.File) bool { return false }
-
 func pipe(parentReads bool) (parent *os.File, child int, err error) {
 	return nil, -1, errors.ErrUnsupported
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# bench/hardening.sh RETRY_BINARY — the adversarial pass of issue 9, re-run:
+# signals (INT, TERM, HUP, QUIT × plain, children, signal-ignoring,
+# setsid), deep setsid chains, kill -9 of retry, a second signal, SIGTTIN;
+# closed stdout/stderr pipes; unwritable TMPDIR and /dev/full; devices,
+# FIFOs, directories and large files as inputs; secrets in every sink; bad
+# input. Prints cases tried and held per area; the BROKEN cases go to
+# stderr. Each case runs under `timeout 40`; leftovers of a broken case are
+# killed by their unique marker. Needs setsid, mkfifo, truncate, pgrep.
+R=$1
+W=$(mktemp -d "${TMPDIR:-/tmp}/retry-hardening.XXXX"); cd "$W"
+declare -A tried held
+case_() { # area name: runs "$@" as the check (0 = held)
+	local area=$1; shift
+	tried[$area]=$(( ${tried[$area]:-0} + 1 ))
+	if timeout 40 bash -c "$*" >/dev/null 2>&1; then held[$area]=$(( ${held[$area]:-0} + 1 )); else echo "BROKEN [$area] $*" >&2; fi
+}
+alive() { # marker: no process with MARK in its args survives (waits up to 8s)
+	local left
+	for _ in $(seq 80); do
+		pgrep -f "$1" > "$W/pg.$$"  # no pipeline: its forked halves would match
+		left=$(grep -vx -e "$$" -e "$PPID" "$W/pg.$$")
+		[ -z "$left" ] && return 0
+		sleep 0.1
+	done
+	kill -9 $left; return 1
+}
+export R W
+export -f alive
+n=0
+# --- processes: signals x command shapes
+for sig in INT TERM HUP QUIT; do
+  for shape in plain kids ignore setsid; do
+    n=$((n+1)); m="advmark$n"
+    case $shape in
+      plain) cmd="exec sleep 999 # $m";;
+      kids) cmd="sleep 999 & sleep 999 & wait # $m";;
+      ignore) cmd="trap '' TERM INT HUP QUIT; sleep 999 & wait # $m";;
+      setsid) cmd="setsid sh -c 'trap \"\" TERM; sleep 999 # $m' & wait # $m";;
+    esac
+    num=$(kill -l $sig)
+    case_ processes "$R run -n 3 -d 0 --kill-after 300ms --shell \"$cmd\" & p=\$!; sleep 0.5; kill -$sig \$p; wait \$p; [ \$? -eq $((128+num)) ] && alive $m"
+  done
+done
+# deep setsid chains
+for depth in 5 20 60; do
+  n=$((n+1)); m="advchain$n"
+  printf 'trap "" TERM\nif [ "$1" -gt 0 ]; then setsid sh chain.sh $(($1 - 1)) %s & fi\nexec sleep 999 # %s\n' "$m" "$m" > chain.sh
+  case_ processes "$R run -n 1 --kill-after 100ms --shell 'setsid sh chain.sh $depth $m & sleep 1; exit 3'; alive $m"
+done
+# kill -9 of retry
+for shape in plain kids; do
+  n=$((n+1)); m="advk9$n"
+  case_ processes "$R run -n 3 -- sh -c 'exec sleep 999 # $m' & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive $m"
+done
+# second signal during the grace
+n=$((n+1)); m="adv2nd$n"
+case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; while :; do sleep 0.1; done # $m\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive $m"
+# stopped by SIGTTIN
+n=$((n+1)); m="advttin$n"
+case_ processes "timeout 20 $R run -n 2 -d 0 --shell 'kill -TTIN \$\$; sleep 1 # $m'; [ \$? -ne 124 ] && alive $m"
+# --- pipes: closed stdout/stderr, live/final, sizes
+for mode in live final; do
+  for size in 100000 10000000; do
+    n=$((n+1)); m="advpipe$n"
+    if [ $mode = live ]; then
+      case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; sleep 999 # $m' | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+    else # final: written at the end, by the last attempt
+      case_ pipes "$R run -q --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; sleep 999 & [ \$RETRY_ATTEMPT -eq 2 ] # $m' 2>/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+    fi
+    n=$((n+1)); m="advepipe$n"
+    case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero >&2; sleep 999 # $m' 2>&1 >/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+  done
+done
+# --- disk: TMPDIR unwritable, /dev/full
+for size in 1000000 12000000 80000000; do
+  for mode in final; do
+    case_ disk "TMPDIR=/nonexistent $R run -q --stdout $mode -n 1 -- head -c $size /dev/zero > out; s=\$?; out=\$(wc -c < out); [ \$s -eq 0 -a \$out -eq $size ] || [ \$s -ne 0 -a \$out -eq 0 ]"
+  done
+  case_ disk "out=\$(head -c $size /dev/zero | TMPDIR=/nonexistent $R run -q -n 2 -d 0 --stdout final --shell 'wc -c; [ \$RETRY_ATTEMPT -eq 2 ]'); s=\$?; [ \$s -eq 0 -a \"\$out\" = $size ] || [ \$s -ne 0 ]"
+done
+for mode in live final; do
+  for size in 100 12000000; do
+    case_ disk "$R run -q --stdout $mode -n 1 -- head -c $size /dev/zero > /dev/full; [ \$? -ne 0 ]"
+  done
+done
+case_ disk "$R wait -q=false --success 'a==\`1\`' --query a -- echo '{\"a\":1}' > /dev/full; [ \$? -ne 0 ]"
+case_ disk "timeout -s KILL 10 $R run -q -n1 --max-time 2 --max-output 10M -- yes | wc -c | awk '{exit !(\$1 <= 10485760)}'"
+# --- special files
+mkfifo fifo; truncate -s 70M big; mkdir dir
+for f in /dev/zero fifo big dir; do
+  case_ files "ulimit -v 3000000; timeout -s KILL 10 $R wait --waiter-file $f --waiter X -- true; [ \$? -eq 125 ]"
+  case_ files "ulimit -v 3000000; timeout -s KILL 10 $R wait --success 'a==\`1\`' --input @$f -- true; [ \$? -eq 125 ]"
+  case_ files "ulimit -v 3000000; timeout -s KILL 10 $R run --url http://127.0.0.1:9/ --data @$f; [ \$? -eq 125 ]"
+done
+# --- secrets: sinks x kinds (no server needed: connection refused still logs)
+secrets=("-H 'X-Goog-Api-Key: SEKRET1'" "-H 'Private-Token: SEKRET1'" "-H 'X-Vault-Token: SEKRET1'" "-H 'api-key: SEKRET1'" "-H 'X-Auth: SEKRET1'" "-H 'Authorization: Bearer SEKRET1'")
+for s in "${secrets[@]}"; do
+  case_ secrets "$R run -v -n 1 $s --report r.json --url http://127.0.0.1:9/x 2>err; ! grep -q SEKRET err && ! grep -q SEKRET r.json"
+  case_ secrets "$R run -v --log-format json -n 1 $s --url http://127.0.0.1:9/x 2>err; ! grep -q SEKRET err"
+done
+for q in access_token X-Amz-Signature token key sig; do
+  case_ secrets "$R run -v -n 1 --report r.json --url 'http://127.0.0.1:9/x?$q=SEKRET2' 2>err; ! grep -q SEKRET err && ! grep -q SEKRET r.json"
+done
+case_ secrets "$R run -n 1 --report r.json -- curl -sf -H 'Authorization: Bearer SEKRET3' https://u:SEKRET4@127.0.0.1:9/ 2>/dev/null; ! grep -q SEKRET r.json"
+case_ secrets "$R run --url 'http://u:pa/SEKRET5@127.0.0.1:99999/' 2>err; ! grep -q SEKRET err"
+# --- bad input: exit 125, nothing run
+bad=("--report /nonexistent/r.json -- touch ran" "--url http://127.0.0.1:99999/" "''" "--success '[::0]' -- touch ran" "-X 'PO ST' --url http://127.0.0.1:9/" "--cacert missing.pem --url https://127.0.0.1:9/" "--max-output lots -- touch ran")
+for b in "${bad[@]}"; do
+  case_ badinput "rm -f ran; eval $R run $b 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
+done
+case_ badinput "rm -f ran; RETRY_SHELL=1 $R run 'touch ran' 2>err; [ \$? -eq 125 ] && [ ! -e ran ]"
+case_ badinput "RETRY_URL=http://127.0.0.1:99999/ $R run 2>err; [ \$? -eq 125 ] && grep -q RETRY_URL err"
+case_ badinput "RETRY_HEADER=NoColon $R run --url http://127.0.0.1:9/ 2>err; [ \$? -eq 125 ] && grep -q RETRY_HEADER err"
+case_ badinput "RETRY_SCHEDULE=soon $R run -- true 2>err; [ \$? -eq 125 ] && grep -q RETRY_SCHEDULE err"
+case_ badinput "$R run -n 2 -d 0 --shell 'printf partial >&2; exit 1' 2>err; grep -q '^retry: attempt 1/2' err"
+total_t=0; total_h=0
+for a in processes pipes disk files secrets badinput; do
+  printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
+  total_t=$((total_t + ${tried[$a]:-0})); total_h=$((total_h + ${held[$a]:-0}))
+done
+printf '%-10s %3d tried %3d held\n' total $total_t $total_h
+rm -rf "$W"
