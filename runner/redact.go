@@ -116,10 +116,10 @@ func RedactURL(s string) string {
 // maskedUserInfo reports whether user information already hides its
 // password as "user:xxxxx" (the scope store's way of showing a Redis URL),
 // or is the placeholder of a usage text ("redis://[USER:PASSWORD@]HOST":
-// "[" cannot start real user information).
+// "[" and words in capitals, which real user information cannot be).
 func maskedUserInfo(u string) bool {
-	if strings.HasPrefix(u, "[") {
-		return true
+	if p, ok := strings.CutPrefix(u, "["); ok {
+		return p != "" && strings.Trim(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_:") == ""
 	}
 	_, pass, ok := strings.Cut(u, ":")
 	return ok && pass != "" && strings.Trim(pass, "x") == ""
