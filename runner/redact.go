@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Redacted replaces a secret in logs, reports and errors.
@@ -170,19 +171,26 @@ func unescapeName(n string) string {
 	return n
 }
 
+// The regexps below compile on first use: a run that logs nothing (-q)
+// never pays for them at start-up.
+
 // urlToken finds URLs in text: a scheme, "://", and everything up to a blank
 // or a quote.
-var urlToken = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
+var urlToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`) })
 
 // credential finds "Bearer S" and "Basic S" (any case).
-var credential = regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`)
+var credential = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`) })
 
 // headerLine finds "Name: value" where Name starts a line, a quoted string
 // or a word; the value runs to the end of the line or of the quote.
-var headerLine = regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
+var headerLine = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
+})
 
 // assignment finds NAME=VALUE in an argument: --api-key=S, TOKEN=S.
-var assignment = regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)
+var assignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)
+})
 
 // RedactText hides the secrets in text that retry writes (a log line, an
 // error, a usage message): the user information and secret query
@@ -191,12 +199,12 @@ var assignment = regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=
 // secret (IsSecretHeader). Text without any of them is returned as is.
 func RedactText(s string) string {
 	if strings.Contains(s, "://") {
-		s = urlToken.ReplaceAllStringFunc(s, RedactURL)
+		s = urlToken().ReplaceAllStringFunc(s, RedactURL)
 	}
-	s = credential.ReplaceAllString(s, "${1}${2}"+Redacted)
+	s = credential().ReplaceAllString(s, "${1}${2}"+Redacted)
 	if strings.IndexByte(s, ':') >= 0 {
-		s = headerLine.ReplaceAllStringFunc(s, func(m string) string {
-			sub := headerLine.FindStringSubmatch(m)
+		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine().FindStringSubmatch(m)
 			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Redacted {
 				return m
 			}
@@ -214,8 +222,8 @@ func RedactArgv(argv []string) []string {
 	for i, a := range argv {
 		a = RedactText(a)
 		if strings.IndexByte(a, '=') >= 0 {
-			a = assignment.ReplaceAllStringFunc(a, func(m string) string {
-				sub := assignment.FindStringSubmatch(m)
+			a = assignment().ReplaceAllStringFunc(a, func(m string) string {
+				sub := assignment().FindStringSubmatch(m)
 				if !IsSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
 					return m
 				}

@@ -126,13 +126,19 @@ func (c *Client) redact(err error) error {
 	return fmt.Errorf("%s: %s", c.url.redacted, msg)
 }
 
+// The scripts are built (their SHA-1 computed) on first use, so a run
+// without a Redis scope store never pays for them at start-up.
 var (
-	take   = goredis.NewScript(takeScript)
-	give   = goredis.NewScript(giveScript)
-	send   = goredis.NewScript(sendScript)
-	record = goredis.NewScript(recordScript)
-	info   = goredis.NewScript(infoScript)
+	take   = lazyScript(takeScript)
+	give   = lazyScript(giveScript)
+	send   = lazyScript(sendScript)
+	record = lazyScript(recordScript)
+	info   = lazyScript(infoScript)
 )
+
+func lazyScript(src string) func() *goredis.Script {
+	return sync.OnceValue(func() *goredis.Script { return goredis.NewScript(src) })
+}
 
 // Scope is a scope kept in Redis: a bucket.Store for bucket.NewShared.
 type Scope struct {
@@ -169,7 +175,7 @@ func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any) (any, erro
 // Take takes cost tokens from the scope's bucket, or returns a
 // *bucket.EmptyError and takes nothing.
 func (s *Scope) Take(ctx context.Context, cost int) error {
-	v, err := s.run(ctx, take, cost)
+	v, err := s.run(ctx, take(), cost)
 	if err != nil {
 		return err
 	}
@@ -187,14 +193,14 @@ func (s *Scope) Take(ctx context.Context, cost int) error {
 
 // Give returns n tokens to the scope's bucket, capped at capacity.
 func (s *Scope) Give(ctx context.Context, n int) error {
-	_, err := s.run(ctx, give, n)
+	_, err := s.run(ctx, give(), n)
 	return err
 }
 
 // Send takes a send token of the scope's adaptive limiter, or says how long
 // until one is there.
 func (s *Scope) Send(ctx context.Context) (bool, time.Duration, error) {
-	v, err := s.run(ctx, send, 0)
+	v, err := s.run(ctx, send(), 0)
 	if err != nil {
 		return false, 0, err
 	}
@@ -215,14 +221,14 @@ func (s *Scope) Record(ctx context.Context, throttled bool) error {
 	if throttled {
 		flag = 1
 	}
-	_, err := s.run(ctx, record, flag)
+	_, err := s.run(ctx, record(), flag)
 	return err
 }
 
 // Info returns the scope's state, refilled at the server's time; an error
 // wrapping bucket.ErrNoScope when the store has none.
 func (s *Scope) Info(ctx context.Context) (bucket.ScopeInfo, error) {
-	v, err := s.run(ctx, info, 0)
+	v, err := s.run(ctx, info(), 0)
 	if err != nil {
 		return bucket.ScopeInfo{}, err
 	}
