@@ -210,7 +210,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 			"directive":   e.Directive,
 			"delay_ms":    time.Duration(e.Delay).Milliseconds(),
 		}
-		if e.ExitCode >= 0 {
+		if e.HasExitCode() {
 			h["exit_code"] = e.ExitCode
 		}
 		if e.Status != 0 {
@@ -225,7 +225,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 	if n := len(st.History); n > 0 {
 		last := st.History[n-1]
 		m["last"] = lastStatus(last)
-		if last.ExitCode >= 0 {
+		if last.HasExitCode() {
 			m["last_exit_code"] = last.ExitCode
 		}
 		if last.Status != 0 {

@@ -101,8 +101,8 @@ type Entry struct {
 	// Result says what the attempt did: "exit status 1", "HTTP 503",
 	// "timed out after 2s", "did not finish".
 	Result string `json:"result"`
-	// ExitCode is the exit status of a command (-1: none); Status the
-	// HTTP status of a call (0: none).
+	// ExitCode is the exit status of a command, -1 in the file when there
+	// is none (see HasExitCode); Status the HTTP status of a call (0: none).
 	ExitCode int `json:"exit_code"`
 	Status   int `json:"http_status,omitempty"`
 	// Directive is the directive's name ("success", "failure", "retry
@@ -257,7 +257,7 @@ func (s *State) Begin(now time.Time, c Config, pid int) int {
 		}
 		s.NextDue = now.Add(c.Backoff.Delay(step, c.Rand))
 	}
-	s.History = append(s.History, Entry{Attempt: n, Start: now, ExitCode: -1, Directive: Unfinished, Result: "running"})
+	s.History = append(s.History, Entry{Attempt: n, Start: now, ExitCode: noExitCode, Directive: Unfinished, Result: "running"})
 	if len(s.History) > MaxHistory {
 		s.History = append([]Entry(nil), s.History[len(s.History)-MaxHistory:]...)
 	}
