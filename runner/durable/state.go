@@ -353,13 +353,14 @@ func (s *State) Shown(now time.Time, alive func(pid int) bool) Status {
 	return st
 }
 
-// Left returns the attempts left, or -1 when unlimited.
-func (s *State) Left() int {
+// Left returns the attempts left; limited is false when they are
+// unlimited (n is then 0).
+func (s *State) Left() (n int, limited bool) {
 	if s.MaxAttempts == 0 {
-		return -1
+		return 0, false
 	}
 	if s.Status.Terminal() {
-		return 0
+		return 0, true
 	}
-	return max(s.MaxAttempts-s.Attempts, 0)
+	return max(s.MaxAttempts-s.Attempts, 0), true
 }
