@@ -7,11 +7,43 @@ import (
 	"time"
 )
 
+// AttemptKind says what an attempt was: which source made it.
+type AttemptKind int
+
+// The kinds of attempt. The zero value is CommandAttempt, retry's first
+// job.
+const (
+	// CommandAttempt: a command ran (or could not start); it has an exit
+	// status (see HasExitCode).
+	CommandAttempt AttemptKind = iota
+	// HTTPAttempt: an HTTP request (--url); Status is the response's, 0
+	// when there was none.
+	HTTPAttempt
+	// TCPAttempt: a TCP connect (--tcp); it succeeds when the connection is
+	// accepted.
+	TCPAttempt
+)
+
+func (k AttemptKind) String() string {
+	switch k {
+	case CommandAttempt:
+		return "command"
+	case HTTPAttempt:
+		return "HTTP"
+	case TCPAttempt:
+		return "TCP"
+	}
+	return "unknown"
+}
+
 // Attempt is what one attempt produced, as acceptors see it. Sources (a
-// command, an HTTP call) fill it in; acceptors only read it.
+// command, an HTTP call, a TCP connect) fill it in; acceptors only read it.
 type Attempt struct {
 	// Number is the attempt's 1-based number.
 	Number int
+
+	// Kind says which source made the attempt; each source sets it.
+	Kind AttemptKind
 
 	// Failed reports whether the attempt is an error: a command that exited
 	// non-zero, could not start or was stopped; an HTTP call that got no
@@ -21,8 +53,14 @@ type Attempt struct {
 
 	// ExitCode is a command's exit status as a shell reports it: 0–255, 128+N
 	// when it died of signal N, 126 or 127 when it could not be executed or
-	// found. It is -1 for HTTP attempts.
+	// found. It means something only when HasExitCode reports so (0
+	// otherwise).
 	ExitCode int
+
+	// Skipped reports that the source did not begin the attempt: its context
+	// was already done (the deadline, a signal). A skipped command has no
+	// exit status.
+	Skipped bool
 
 	// NotStarted reports that the command could not be started (ExitCode is
 	// 126 or 127).
@@ -73,6 +111,11 @@ type Attempt struct {
 	// acceptors parse it as JSON. nil means stdout was not kept and is empty.
 	Stdout func() (io.ReadCloser, error)
 }
+
+// HasExitCode reports whether ExitCode is an exit status: the attempt ran a
+// command, or tried to (126, 127), rather than being skipped, an HTTP call or
+// a TCP connect.
+func (a *Attempt) HasExitCode() bool { return a.Kind == CommandAttempt && !a.Skipped }
 
 // OpenStdout opens the attempt's whole stdout; an attempt without one reads
 // as empty.

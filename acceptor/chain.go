@@ -68,13 +68,49 @@ type Chain struct {
 	literalsBuilt bool
 }
 
+// Source says what made a Decision.
+type Source int
+
+// The sources of a decision. The zero value, NoSource, is the decision of an
+// attempt nothing evaluated (the deadline or a signal stopped it): its
+// Directive is NoDecision.
+const (
+	NoSource Source = iota
+	// FromAcceptor: an acceptor matched; Decision.Acceptor is its index.
+	FromAcceptor
+	// FromFallback: no acceptor matched; the chain's fallback decided.
+	FromFallback
+	// FromRetrySafety: the runner turned a retry into a failure, because
+	// the attempt must not be repeated (Attempt.RetryUnsafe).
+	FromRetrySafety
+)
+
+func (s Source) String() string {
+	switch s {
+	case NoSource:
+		return "none"
+	case FromAcceptor:
+		return "acceptor"
+	case FromFallback:
+		return "fallback"
+	case FromRetrySafety:
+		return "retry safety"
+	}
+	return "unknown"
+}
+
 // Decision is the outcome of evaluating a chain on one attempt.
 type Decision struct {
 	Directive Directive
-	// Acceptor is the index of the acceptor that matched, or -1 when the
-	// fallback decided.
+	// Source says what decided: an acceptor, the fallback, the runner's
+	// retry safety; NoSource when nothing did.
+	Source Source
+	// Acceptor is the index of the acceptor that matched when Source is
+	// FromAcceptor; 0 otherwise.
 	Acceptor int
-	// Name is the matching acceptor's Name, or "fallback".
+	// Name is the matching acceptor's Name, or for people what else
+	// decided (Source's String: "fallback", "retry safety"); code compares
+	// Source, not Name.
 	Name string
 	// Value is what the deciding acceptor saw; for the fallback, its reason.
 	Value string
@@ -104,7 +140,7 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		c.literals, c.literalsBuilt = newChainLiterals(c.Acceptors), true
 	}
 	env := &Env{Attempt: a, input: c.Input, decode: c.Decode, literals: c.literals}
-	d := Decision{Acceptor: -1}
+	var d Decision
 	seen := map[string]bool{}
 	for i, acc := range c.Acceptors {
 		r := acc.Matcher.Match(env)
@@ -120,7 +156,7 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		}
 		if r.Matched {
 			d.Directive = acc.State.Directive()
-			d.Acceptor = i
+			d.Source, d.Acceptor = FromAcceptor, i
 			d.Name = acc.Name
 			d.Value = r.Value
 			d.Detail = r.Detail
@@ -132,7 +168,7 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		fb = RunFallback
 	}
 	d.Directive, d.Value = fb(a)
-	d.Name = "fallback"
+	d.Source, d.Name = FromFallback, FromFallback.String()
 	if d.Directive == NoDecision {
 		d.Directive = Fail
 	}

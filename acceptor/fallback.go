@@ -69,7 +69,7 @@ func IsThrottlingResponse(status int, code string) bool {
 // statuses fail. A transport error is a retry (client-side) when Transient,
 // else a failure; a timeout is a retry (timeout).
 func RunFallback(a *Attempt) (Directive, string) {
-	if a.ExitCode < 0 { // HTTP
+	if !a.HasExitCode() { // HTTP (or a command skipped: its Err says why)
 		return httpFallback(a)
 	}
 	switch {
@@ -133,7 +133,7 @@ func WaitFallback(a *Attempt) (Directive, string) {
 	switch {
 	case a.TimedOut:
 		return RetryTimeout, "attempt timed out"
-	case a.ExitCode < 0 && (a.Failed || a.Err != nil): // HTTP
+	case !a.HasExitCode() && (a.Failed || a.Err != nil): // HTTP
 		if d, why := httpFallback(a); d.IsRetry() {
 			return d, why
 		}

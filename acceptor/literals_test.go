@@ -91,8 +91,12 @@ func TestOutputPrefilterKeepsEveryMatch(t *testing.T) {
 			}
 		}
 		d := (&Chain{Acceptors: acc}).Evaluate(a)
-		if d.Acceptor != want {
-			t.Fatalf("stdout %q stderr %q, patterns %v: acceptor %d matched, want %d", a.StdoutTail, a.StderrTail, acc, d.Acceptor, want)
+		got := -1
+		if d.Source == FromAcceptor {
+			got = d.Acceptor
+		}
+		if got != want {
+			t.Fatalf("stdout %q stderr %q, patterns %v: acceptor %d matched, want %d", a.StdoutTail, a.StderrTail, acc, got, want)
 		}
 		// Outside a chain too.
 		for i, re := range res {
@@ -127,7 +131,7 @@ func BenchmarkOutputAcceptors(b *testing.B) {
 	a := &Attempt{StdoutTail: window}
 	b.SetBytes(int64(len(window)))
 	for b.Loop() {
-		if d := c.Evaluate(a); d.Acceptor != -1 {
+		if d := c.Evaluate(a); d.Source != FromFallback {
 			b.Fatal("matched")
 		}
 	}
@@ -189,7 +193,7 @@ func FuzzOutputPrefilter(f *testing.F) {
 			t.Fatalf("%q on %q alone: %v, want %v (literals %q)", pattern, text, got, want, requiredLiterals(re))
 		}
 		d := (&Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}, Fallback: func(*Attempt) (Directive, string) { return Fail, "" }}).Evaluate(a)
-		if got := d.Acceptor == 0; got != want {
+		if got := d.Source == FromAcceptor && d.Acceptor == 0; got != want {
 			t.Fatalf("%q on %q in a chain: %v, want %v (literals %q)", pattern, text, got, want, requiredLiterals(re))
 		}
 		if lits := requiredLiterals(re); len(lits) > 0 {

@@ -20,13 +20,14 @@ func envAttempt(env *Env) *Attempt {
 	return env.Attempt
 }
 
-// isHTTPAttempt reports whether a is an HTTP attempt (it has no exit status).
-func isHTTPAttempt(a *Attempt) bool { return a.ExitCode < 0 }
+// isHTTPAttempt reports whether a has no exit status (an HTTP call, a TCP
+// connect, a skipped command): the matchers treat it as an HTTP attempt.
+func isHTTPAttempt(a *Attempt) bool { return !a.HasExitCode() }
 
 // ExitMatcher matches a command attempt whose exit status is in codes
 // (--success-exit and friends). A timed-out attempt and one that could not
-// start (126, 127) are matched on the status they carry. HTTP attempts
-// (ExitCode -1) never match; nor does anything when codes is empty. Value is
+// start (126, 127) are matched on the status they carry. HTTP and TCP
+// attempts (no exit status) never match; nor does anything when codes is empty. Value is
 // "exit status N".
 func ExitMatcher(codes Codes) Matcher {
 	return MatcherFunc(func(env *Env) Result {

@@ -17,10 +17,10 @@ var (
 	cmdAWS301    = Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: "301", ErrorMessage: "Moved Permanently"}
 	cmdThrottled = Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: "ThrottlingException"}
 	cmdCode200   = Attempt{Number: 1, Failed: true, ExitCode: 1, ErrorCode: "200"}
-	httpOK       = Attempt{Number: 1, ExitCode: -1, Status: 200}
-	http404      = Attempt{Number: 1, Failed: true, ExitCode: -1, Status: 404}
-	http503Slow  = Attempt{Number: 1, Failed: true, ExitCode: -1, Status: 503, ErrorCode: "SlowDown"}
-	httpRefused  = Attempt{Number: 1, Failed: true, ExitCode: -1, Err: errors.New("connection refused"), Transient: true}
+	httpOK       = Attempt{Number: 1, Kind: HTTPAttempt, Status: 200}
+	http404      = Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Status: 404}
+	http503Slow  = Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Status: 503, ErrorCode: "SlowDown"}
+	httpRefused  = Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Err: errors.New("connection refused"), Transient: true}
 )
 
 func match(m Matcher, a Attempt) Result { return m.Match(NewEnv(&a)) }
@@ -82,7 +82,7 @@ func TestOutputMatcher(t *testing.T) {
 		{"stdout", re, Attempt{StdoutTail: []byte("ok\nRate Exceeded\n")}, true, `"Rate Exceeded"`, `stdout matched "(?i)rate exceeded"`},
 		{"stderr", re, Attempt{Failed: true, ExitCode: 1, StdoutTail: []byte("{}"), StderrTail: []byte("error: rate exceeded")}, true, `"rate exceeded"`, `stderr matched "(?i)rate exceeded"`},
 		{"stdout before stderr", regexp.MustCompile(`out|err`), Attempt{StdoutTail: []byte("out"), StderrTail: []byte("err")}, true, `"out"`, `stdout matched "out|err"`},
-		{"HTTP body", regexp.MustCompile(`"state":\s*"ready"`), Attempt{ExitCode: -1, Status: 200, StdoutTail: []byte(`{"state": "ready"}`)}, true, `"\"state\": \"ready\""`, `stdout matched "\"state\":\\s*\"ready\""`},
+		{"HTTP body", regexp.MustCompile(`"state":\s*"ready"`), Attempt{Kind: HTTPAttempt, Status: 200, StdoutTail: []byte(`{"state": "ready"}`)}, true, `"\"state\": \"ready\""`, `stdout matched "\"state\":\\s*\"ready\""`},
 		{"no match", re, Attempt{StdoutTail: []byte("fine"), StderrTail: []byte("")}, false, "no match in 4 bytes of stdout, 0 of stderr", ""},
 		{"empty streams", re, Attempt{}, false, "no match in 0 bytes of stdout, 0 of stderr", ""},
 		{"empty regexp matches empty output", regexp.MustCompile(``), Attempt{}, true, `""`, `stdout matched ""`},

@@ -152,7 +152,13 @@ func runWaiterCases(t *testing.T, c *Chain, cases []waiterCase) {
 	t.Helper()
 	for _, tt := range cases {
 		d := c.Evaluate(tt.a)
-		if d.Directive != tt.want || d.Acceptor != tt.by-1 {
+		by := 0
+		if d.Source == FromAcceptor {
+			by = d.Acceptor + 1
+		} else if d.Source != FromFallback {
+			t.Errorf("%s: decided by %v, want an acceptor or the fallback", tt.name, d.Source)
+		}
+		if d.Directive != tt.want || by != tt.by {
 			t.Errorf("%s: got %v by %q (%q, warnings %q), want %v by acceptor %d", tt.name, d.Directive, d.Name, d.Value, d.Warnings, tt.want, tt.by)
 		}
 		if tt.detail != "" && d.Detail != tt.detail {
@@ -379,7 +385,7 @@ func TestWaiterExpressionsForNewDecoder(t *testing.T) {
 				`{"groups":[{"id":1},{"id":2},{"id":3}],"truncated":false}`,
 			} {
 				a, b := byDecoderFor.Evaluate(stdoutAttempt(out)), byExprs.Evaluate(stdoutAttempt(out))
-				if a.Directive != b.Directive || a.Acceptor != b.Acceptor || !reflect.DeepEqual(a.Trace, b.Trace) {
+				if a.Directive != b.Directive || a.Source != b.Source || a.Acceptor != b.Acceptor || !reflect.DeepEqual(a.Trace, b.Trace) {
 					t.Errorf("%s, input %v, %s: DecoderFor %v by %d, NewDecoder(Expressions) %v by %d", name, input, out, a.Directive, a.Acceptor, b.Directive, b.Acceptor)
 				}
 			}
@@ -507,7 +513,7 @@ func TestSmithyErrorTypeHTTPError(t *testing.T) {
 	runWaiterCases(t, waitChain(w, nil), []waiterCase{
 		{"AWS CLI 404", errorAttempt("404"), Succeed, 1, ""},
 		{"the error code", errorAttempt("NotFound"), Succeed, 1, ""},
-		{"HTTP 404", &Attempt{Number: 1, Failed: true, ExitCode: -1, Status: 404}, Succeed, 1, ""},
+		{"HTTP 404", &Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Status: 404}, Succeed, 1, ""},
 		{"403", errorAttempt("403"), Fail, 0, ""},
 		{"exists", stdoutAttempt(`{}`), RetryServer, 0, ""},
 	})

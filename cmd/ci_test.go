@@ -61,9 +61,13 @@ func TestMarkdownCell(t *testing.T) {
 }
 
 func TestCIEndMessage(t *testing.T) {
+	// acc is the index of the deciding acceptor; -1 for the fallback.
 	rec := func(n, code int, d acceptor.Directive, name string, acc int) runner.Record {
-		return runner.Record{Number: n, Result: &runner.Result{Attempt: &acceptor.Attempt{ExitCode: code}},
-			Decision: acceptor.Decision{Directive: d, Name: name, Acceptor: acc}}
+		dec := acceptor.Decision{Directive: d, Name: name, Source: acceptor.FromFallback}
+		if acc >= 0 {
+			dec.Source, dec.Acceptor = acceptor.FromAcceptor, acc
+		}
+		return runner.Record{Number: n, Result: &runner.Result{Attempt: &acceptor.Attempt{ExitCode: code}}, Decision: dec}
 	}
 	for _, c := range []struct {
 		out  runner.Outcome

@@ -161,7 +161,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 			// A command that cannot be executed or was not found, when no
 			// acceptor claimed it, exits 126/127 as in run (SPEC "Exit
 			// status"), not 1: it is a broken command line, not a state.
-			if last != nil && !p.http && last.Decision.Acceptor < 0 && last.Decision.Directive == acceptor.Fail {
+			if last != nil && !p.http && last.Decision.Source != acceptor.FromAcceptor && last.Decision.Directive == acceptor.Fail {
 				if a := last.Result.Attempt; a.NotStarted || a.ExitCode == exitNotExec || a.ExitCode == exitNotFound {
 					return a.ExitCode
 				}

@@ -11,7 +11,7 @@ import (
 // outcome builds an outcome whose last attempt is a, decided by the
 // fallback.
 func outcome(end runner.End, a *acceptor.Attempt, err error) *runner.Outcome {
-	d := acceptor.Decision{Acceptor: -1, Directive: acceptor.Fail}
+	d := acceptor.Decision{Source: acceptor.FromFallback, Directive: acceptor.Fail}
 	return &runner.Outcome{End: end, Err: err, Attempts: []runner.Record{{Number: 1, Result: &runner.Result{Attempt: a}, Decision: d}}}
 }
 
@@ -32,8 +32,8 @@ func TestExitStatus(t *testing.T) {
 		{"run: not found", false, false, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: 127, NotStarted: true, Failed: true}, nil), 127},
 		{"run: the last attempt timed out", false, false, outcome(runner.EndAttempts, &acceptor.Attempt{ExitCode: 143, TimedOut: true, Failed: true}, nil), 124},
 		{"run: empty bucket ends with the last status", false, false, outcome(runner.EndBucket, cmdFail, nil), 3},
-		{"run --url: the call failed", false, true, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: -1, Status: 404, Failed: true}, nil), 1},
-		{"run --url: timed out", false, true, outcome(runner.EndAttempts, &acceptor.Attempt{ExitCode: -1, TimedOut: true, Failed: true}, nil), 124},
+		{"run --url: the call failed", false, true, outcome(runner.EndFailure, &acceptor.Attempt{Kind: acceptor.HTTPAttempt, Status: 404, Failed: true}, nil), 1},
+		{"run --url: timed out", false, true, outcome(runner.EndAttempts, &acceptor.Attempt{Kind: acceptor.HTTPAttempt, TimedOut: true, Failed: true}, nil), 124},
 		{"deadline", false, false, outcome(runner.EndDeadline, cmdFail, nil), 124},
 		{"interrupted by SIGTERM", false, false, outcome(runner.EndInterrupted, cmdFail, &runner.Interrupt{Signal: syscall.SIGTERM}), 143},
 		{"interrupted by SIGINT", true, false, outcome(runner.EndInterrupted, cmdFail, &runner.Interrupt{Signal: syscall.SIGINT}), 130},

@@ -188,9 +188,9 @@ func (l *logger) end(out *runner.Outcome) {
 		switch {
 		case last.Decision.Detail != "":
 			detail += ": " + last.Decision.Detail
-		case last.Decision.Acceptor >= 0 && last.Decision.Value != "":
+		case last.Decision.Source == acceptor.FromAcceptor && last.Decision.Value != "":
 			detail += fmt.Sprintf(" (saw %s)", last.Decision.Value)
-		case last.Decision.Acceptor < 0:
+		case last.Decision.Source == acceptor.FromFallback, last.Decision.Source == acceptor.FromRetrySafety:
 			detail = last.Decision.Value
 		}
 		what := "failed"
@@ -241,7 +241,7 @@ func (l *logger) attemptProblems(r *runner.Record) {
 // notYet reports whether r is a wait's poll that no acceptor decided: a
 // successful attempt the fallback polls again. The log calls it "not yet".
 func (l *logger) notYet(r *runner.Record) bool {
-	return l.o.Wait && r.Decision.Acceptor < 0 && r.Decision.Directive == acceptor.RetryServer && !r.Result.Failed
+	return l.o.Wait && r.Decision.Source == acceptor.FromFallback && r.Decision.Directive == acceptor.RetryServer && !r.Result.Failed
 }
 
 // pending says what a not-yet poll saw: `Table.TableStatus = "CREATING": not
@@ -265,7 +265,7 @@ func (l *logger) lastState(out *runner.Outcome) string {
 	}
 	for i := len(out.Attempts) - 1; i >= 0; i-- {
 		d := out.Attempts[i].Decision
-		if d.Directive != acceptor.NoDecision && d.Acceptor >= 0 {
+		if d.Directive != acceptor.NoDecision && d.Source == acceptor.FromAcceptor {
 			return fmt.Sprintf("; last state: %s [%s]", d.Directive, d.Name)
 		}
 	}
@@ -281,7 +281,7 @@ func happened(r *runner.Record) string {
 		return "timed out after " + formatDuration(r.Duration)
 	case a.Err != nil:
 		return a.Err.Error()
-	case a.ExitCode < 0 && a.Status == 0:
+	case a.Kind == acceptor.TCPAttempt:
 		return "connection accepted"
 	case a.Status != 0:
 		s := fmt.Sprintf("HTTP %d", a.Status)
@@ -309,12 +309,14 @@ func askedFor(lead string, r *runner.Record) string {
 	return s
 }
 
-// why says who decided: the matching acceptor, or the fallback's reason.
+// why says who decided: the matching acceptor, the retry-safety rule's
+// reason, or that no acceptor matched (the fallback decided). An attempt
+// nothing decided has no name: "".
 func why(d acceptor.Decision) string {
-	switch {
-	case d.Acceptor >= 0:
+	switch d.Source {
+	case acceptor.FromAcceptor, acceptor.NoSource:
 		return d.Name
-	case d.Name == "retry safety":
+	case acceptor.FromRetrySafety:
 		return d.Value
 	}
 	return "no acceptor matched"
@@ -473,10 +475,12 @@ func recordJSON(r *runner.Record) map[string]any {
 		m["directive"] = "stopped"
 		m["stopped"] = r.Result.Stopped.Error()
 	}
-	if r.Decision.Acceptor >= 0 {
+	switch r.Decision.Source {
+	case acceptor.FromAcceptor, acceptor.NoSource:
+		// A stopped attempt (NoSource) has always logged "acceptor": "".
 		m["acceptor"] = r.Decision.Name
-	} else if r.Decision.Directive != acceptor.NoDecision {
-		m["acceptor"] = "fallback"
+	default:
+		m["acceptor"] = acceptor.FromFallback.String() // the fallback or retry safety
 	}
 	if r.Decision.Value != "" {
 		m["value"] = r.Decision.Value
@@ -484,7 +488,7 @@ func recordJSON(r *runner.Record) map[string]any {
 	if r.Decision.Detail != "" {
 		m["detail"] = r.Decision.Detail
 	}
-	if a.ExitCode >= 0 {
+	if a.HasExitCode() {
 		m["exit_code"] = a.ExitCode
 	}
 	if a.Status != 0 {

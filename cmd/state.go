@@ -142,7 +142,7 @@ func runDurable(o *Options, p *plan) error {
 	if last != nil {
 		entry = durable.EntryOf(last, happened(last))
 	} else { // the bucket or a signal stopped it before the attempt
-		entry = durable.Entry{Attempt: n, Start: now, ExitCode: -1, Directive: durable.Interrupted, Result: "did not start"}
+		entry = durable.NotStarted(n, now)
 	}
 	end, reason := durableEnd(o, p, out, code)
 	giveUpCode := code

@@ -100,7 +100,7 @@ func stateShow(io *Streams, path string, asJSON bool, now time.Time) error {
 	row("command", strings.Join(st.Command, " "))
 	row("status", string(status))
 	made := fmt.Sprintf("%d made", st.Attempts)
-	if left := st.Left(); left >= 0 {
+	if left, limited := st.Left(); limited {
 		made += fmt.Sprintf(", %d left (of %d)", left, st.MaxAttempts)
 	} else {
 		made += ", unlimited"
@@ -179,7 +179,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 		"max_attempts": st.MaxAttempts,
 		"delay_ms":     st.Previous().Milliseconds(),
 	}
-	if left := st.Left(); left >= 0 {
+	if left, limited := st.Left(); limited {
 		m["attempts_left"] = left
 	} else {
 		m["attempts_left"] = nil
@@ -210,7 +210,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 			"directive":   e.Directive,
 			"delay_ms":    time.Duration(e.Delay).Milliseconds(),
 		}
-		if e.ExitCode >= 0 {
+		if e.HasExitCode() {
 			h["exit_code"] = e.ExitCode
 		}
 		if e.Status != 0 {
@@ -225,7 +225,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 	if n := len(st.History); n > 0 {
 		last := st.History[n-1]
 		m["last"] = lastStatus(last)
-		if last.ExitCode >= 0 {
+		if last.HasExitCode() {
 			m["last_exit_code"] = last.ExitCode
 		}
 		if last.Status != 0 {

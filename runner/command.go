@@ -278,9 +278,10 @@ func (st *commandState) attemptEnv(n, max int) []string {
 // Attempt runs attempt n of at most max (0: unlimited). It always returns a
 // Result: a command that cannot start has NotStarted set, ExitCode 126 or
 // 127 and Err a *StartError; a context already done when Attempt is called
-// starts nothing and returns its cause in Stopped and Err.
+// starts nothing (Skipped: no exit status) and returns its cause in Stopped
+// and Err.
 func (c *Command) Attempt(ctx context.Context, n, max int) *Result {
-	a := &acceptor.Attempt{Number: n, ExitCode: -1}
+	a := &acceptor.Attempt{Number: n, Kind: acceptor.CommandAttempt}
 	res := &Result{Attempt: a}
 	if c.closed {
 		return notStarted(res, &StartError{Name: c.name(), Err: errors.New("command closed"), Code: 126})
@@ -291,7 +292,7 @@ func (c *Command) Attempt(ctx context.Context, n, max int) *Result {
 		return notStarted(res, &StartError{Name: c.name(), Err: fmt.Errorf("stdin: %w", err), Code: 126})
 	case ctx.Err() != nil:
 		res.Stopped = context.Cause(ctx)
-		a.Failed, a.Err = true, res.Stopped
+		a.Failed, a.Skipped, a.Err = true, true, res.Stopped
 		return res
 	case len(c.Argv) == 0:
 		return notStarted(res, &StartError{Name: "", Err: ErrCommandNotFound, Code: 127})

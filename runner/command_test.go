@@ -311,6 +311,31 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
+// A command attempt says so: it has an exit status when it ran or could not
+// start, none when a done context skipped it.
+func TestCommandAttemptKind(t *testing.T) {
+	ran := sh("exit 3")
+	defer ran.Close()
+	r := ran.Attempt(t.Context(), 1, 1)
+	if r.Kind != acceptor.CommandAttempt || !r.HasExitCode() || r.ExitCode != 3 || r.Skipped {
+		t.Fatalf("ran: kind %v, has exit code %v, exit %d, skipped %v", r.Kind, r.HasExitCode(), r.ExitCode, r.Skipped)
+	}
+	missing := &Command{Argv: []string{"no-such-command-xyz"}}
+	defer missing.Close()
+	r = missing.Attempt(t.Context(), 1, 1)
+	if r.Kind != acceptor.CommandAttempt || !r.HasExitCode() || r.ExitCode != 127 {
+		t.Fatalf("not found: kind %v, has exit code %v, exit %d", r.Kind, r.HasExitCode(), r.ExitCode)
+	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(ErrDeadline)
+	skipped := sh("exit 0")
+	defer skipped.Close()
+	r = skipped.Attempt(ctx, 1, 1)
+	if r.Kind != acceptor.CommandAttempt || r.HasExitCode() || !r.Skipped || r.Stopped != ErrDeadline {
+		t.Fatalf("done context: kind %v, has exit code %v, skipped %v, stopped %v", r.Kind, r.HasExitCode(), r.Skipped, r.Stopped)
+	}
+}
+
 func TestNotFoundIsErrCommandNotFound(t *testing.T) {
 	c := &Command{Argv: []string{"no-such-command-xyz"}}
 	defer c.Close()

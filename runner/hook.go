@@ -42,7 +42,7 @@ func (h *Hook) Run(ctx context.Context, prev *Record, n int) *HookResult {
 		env = os.Environ()
 	}
 	code := ""
-	if a := prev.Result.Attempt; a.ExitCode >= 0 {
+	if a := prev.Result.Attempt; a.HasExitCode() {
 		code = strconv.Itoa(a.ExitCode)
 	}
 	env = append(env[:len(env):len(env)], "RETRY_EXIT_CODE="+code, "RETRY_REASON="+prev.Decision.Directive.Reason())

@@ -123,7 +123,7 @@ type HTTPConfig struct {
 // it with NewHTTP and Close it after the run. It reuses connections between
 // attempts. Its attempts run one at a time.
 //
-// An attempt's Result has ExitCode -1 and, with a response: Status, Header,
+// An attempt's Result has Kind HTTPAttempt (no exit status) and, with a response: Status, Header,
 // RetryAfter (ParseRetryAfter), the whole body as Stdout (held in memory up
 // to SpillThreshold, then in a temp file; Release frees it), its last Window
 // bytes as StdoutTail, Failed for a status outside 2xx and, then, ErrorCode
@@ -369,7 +369,7 @@ func (h *HTTP) Close() error {
 // Attempt makes the request once; see HTTP for what the Result holds. n and
 // max are not used: the request is the same on every attempt.
 func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
-	a := &acceptor.Attempt{ExitCode: -1}
+	a := &acceptor.Attempt{Kind: acceptor.HTTPAttempt}
 	res := &Result{Attempt: a, Info: map[string]string{
 		HTTPInfoMethod:         h.method,
 		HTTPInfoURL:            h.urlInfo,

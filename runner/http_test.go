@@ -125,7 +125,7 @@ func TestHTTPStatusClassification(t *testing.T) {
 			defer srv.Close()
 			res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL}))
 			a := res.Attempt
-			if a.ExitCode != -1 || a.Status != tt.status || a.Failed != tt.failed || a.Err != nil || a.Transient {
+			if a.Kind != acceptor.HTTPAttempt || a.Status != tt.status || a.Failed != tt.failed || a.Err != nil || a.Transient {
 				t.Errorf("ExitCode %d Status %d Failed %v Err %v Transient %v; want -1 %d %v <nil> false",
 					a.ExitCode, a.Status, a.Failed, a.Err, a.Transient, tt.status, tt.failed)
 			}
@@ -240,7 +240,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 				if a.Err == nil {
 					t.Fatalf("%s: no error; status %d", method, a.Status)
 				}
-				if !a.Failed || a.Transient != tt.transient || a.Status != tt.status || a.ExitCode != -1 {
+				if !a.Failed || a.Transient != tt.transient || a.Status != tt.status || a.Kind != acceptor.HTTPAttempt {
 					t.Errorf("%s: Failed %v Transient %v Status %d ExitCode %d, want true %v %d -1 (err: %v)",
 						method, a.Failed, a.Transient, a.Status, a.ExitCode, tt.transient, tt.status, a.Err)
 				}

@@ -571,8 +571,8 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 	}
 	if res.RetryUnsafe && rec.Decision.Directive.IsRetry() {
 		rec.Decision.Directive = acceptor.Fail
-		rec.Decision.Acceptor = -1
-		rec.Decision.Name = "retry safety"
+		rec.Decision.Source, rec.Decision.Acceptor = acceptor.FromRetrySafety, 0
+		rec.Decision.Name = acceptor.FromRetrySafety.String()
 		rec.Decision.Value = "not retried: the request may have been sent and its method is not idempotent (--idempotent retries it)"
 	}
 	return rec

@@ -243,11 +243,14 @@ func TestThrottleUsesItsOwnBackoff(t *testing.T) {
 func TestRetryUnsafeAttemptFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := SourceFunc(func(ctx context.Context, n, max int) *Result {
-			return &Result{Attempt: &acceptor.Attempt{ExitCode: -1, Status: 503, Failed: true, RetryUnsafe: true}}
+			return &Result{Attempt: &acceptor.Attempt{Kind: acceptor.HTTPAttempt, Status: 503, Failed: true, RetryUnsafe: true}}
 		})
 		out := newStrategy(constant(0)).Run(t.Context(), src)
 		if out.End != EndFailure || len(out.Attempts) != 1 {
 			t.Fatalf("end %v after %d attempts", out.End, len(out.Attempts))
+		}
+		if d := out.Attempts[0].Decision; d.Source != acceptor.FromRetrySafety || d.Directive != acceptor.Fail || d.Name != "retry safety" {
+			t.Fatalf("decision %v by %v (%q), want failure by retry safety", d.Directive, d.Source, d.Name)
 		}
 	})
 }

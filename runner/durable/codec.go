@@ -140,7 +140,7 @@ func (s *State) validate() error {
 			return fmt.Errorf("history entry %d: attempt %d out of 1..%d", i+1, e.Attempt, s.Attempts)
 		case i > 0 && e.Attempt <= s.History[i-1].Attempt:
 			return fmt.Errorf("history entry %d: attempt %d does not follow attempt %d", i+1, e.Attempt, s.History[i-1].Attempt)
-		case e.ExitCode < -1 || e.ExitCode > 255:
+		case e.ExitCode < noExitCode || e.ExitCode > 255:
 			return fmt.Errorf("history entry %d: exit_code %d is not an exit status", i+1, e.ExitCode)
 		case e.Status < 0 || e.Status > 999:
 			return fmt.Errorf("history entry %d: http_status %d is not an HTTP status", i+1, e.Status)

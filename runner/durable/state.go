@@ -101,8 +101,8 @@ type Entry struct {
 	// Result says what the attempt did: "exit status 1", "HTTP 503",
 	// "timed out after 2s", "did not finish".
 	Result string `json:"result"`
-	// ExitCode is the exit status of a command (-1: none); Status the
-	// HTTP status of a call (0: none).
+	// ExitCode is the exit status of a command, -1 in the file when there
+	// is none (see HasExitCode); Status the HTTP status of a call (0: none).
 	ExitCode int `json:"exit_code"`
 	Status   int `json:"http_status,omitempty"`
 	// Directive is the directive's name ("success", "failure", "retry
@@ -257,7 +257,7 @@ func (s *State) Begin(now time.Time, c Config, pid int) int {
 		}
 		s.NextDue = now.Add(c.Backoff.Delay(step, c.Rand))
 	}
-	s.History = append(s.History, Entry{Attempt: n, Start: now, ExitCode: -1, Directive: Unfinished, Result: "running"})
+	s.History = append(s.History, Entry{Attempt: n, Start: now, ExitCode: noExitCode, Directive: Unfinished, Result: "running"})
 	if len(s.History) > MaxHistory {
 		s.History = append([]Entry(nil), s.History[len(s.History)-MaxHistory:]...)
 	}
@@ -353,13 +353,14 @@ func (s *State) Shown(now time.Time, alive func(pid int) bool) Status {
 	return st
 }
 
-// Left returns the attempts left, or -1 when unlimited.
-func (s *State) Left() int {
+// Left returns the attempts left; limited is false when they are
+// unlimited (n is then 0).
+func (s *State) Left() (n int, limited bool) {
 	if s.MaxAttempts == 0 {
-		return -1
+		return 0, false
 	}
 	if s.Status.Terminal() {
-		return 0
+		return 0, true
 	}
-	return max(s.MaxAttempts-s.Attempts, 0)
+	return max(s.MaxAttempts-s.Attempts, 0), true
 }

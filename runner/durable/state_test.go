@@ -155,8 +155,8 @@ func TestExhaustionIsSticky(t *testing.T) {
 			"1s attempt 2: attempts exhausted, given up",
 			"2s ended given up", "3s ended given up", "4s ended given up")
 		st := c.state()
-		if st.Exit != 3 || st.Attempts != 2 || st.Left() != 0 || st.Shown(time.Now(), nil) != durable.GivenUp {
-			t.Errorf("exit %d, attempts %d, left %d, shown %s; want 3, 2, 0, given up", st.Exit, st.Attempts, st.Left(), st.Shown(time.Now(), nil))
+		if left, limited := st.Left(); st.Exit != 3 || st.Attempts != 2 || left != 0 || !limited || st.Shown(time.Now(), nil) != durable.GivenUp {
+			t.Errorf("exit %d, attempts %d, left %d (limited %v), shown %s; want 3, 2, 0 (true), given up", st.Exit, st.Attempts, left, limited, st.Shown(time.Now(), nil))
 		}
 		// Reset: no file; the next invocation starts over.
 		c.saved = nil

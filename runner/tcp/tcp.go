@@ -42,16 +42,16 @@ func New(addr string) (*Source, error) {
 }
 
 // Attempt connects to the address. A connection accepted is a successful
-// attempt (ExitCode -1, no error). A refused, reset or unreachable connect
+// attempt (Kind TCPAttempt, no error). A refused, reset or unreachable connect
 // and a DNS failure (the name may not exist yet) are transient errors, which
 // the fallbacks retry on the client side; a connect stopped by ctx (the
 // attempt timeout, the deadline, a signal) has Stopped set to the cause.
 func (s *Source) Attempt(ctx context.Context, n, max int) *runner.Result {
-	a := &acceptor.Attempt{Number: n, ExitCode: -1}
+	a := &acceptor.Attempt{Number: n, Kind: acceptor.TCPAttempt}
 	res := &runner.Result{Attempt: a}
 	if ctx.Err() != nil {
 		res.Stopped = context.Cause(ctx)
-		a.Failed, a.Err = true, res.Stopped
+		a.Failed, a.Skipped, a.Err = true, true, res.Stopped
 		return res
 	}
 	c, err := s.dialer.DialContext(ctx, "tcp", s.Address)

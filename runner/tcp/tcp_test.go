@@ -5,6 +5,8 @@ import (
 	"net"
 	"strings"
 	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 func TestNewAcceptsHostPort(t *testing.T) {
@@ -31,6 +33,9 @@ func TestAttemptConnectsAndRefuses(t *testing.T) {
 	if r.Attempt.Failed || r.Attempt.Err != nil || r.Info["connected"] != addr {
 		t.Fatalf("listening: failed %v, err %v, info %v", r.Attempt.Failed, r.Attempt.Err, r.Info)
 	}
+	if r.Attempt.Kind != acceptor.TCPAttempt || r.Attempt.HasExitCode() {
+		t.Fatalf("listening: kind %v, has an exit code %v; want TCP without", r.Attempt.Kind, r.Attempt.HasExitCode())
+	}
 	ln.Close()
 	r = s.Attempt(context.Background(), 2, 0)
 	if !r.Attempt.Failed || !r.Attempt.Transient || r.Stopped != nil || !strings.Contains(r.Attempt.Err.Error(), "connection refused") {
@@ -39,8 +44,8 @@ func TestAttemptConnectsAndRefuses(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(context.DeadlineExceeded)
 	r = s.Attempt(ctx, 3, 0)
-	if r.Stopped == nil {
-		t.Fatal("a done context: want Stopped")
+	if r.Stopped == nil || !r.Attempt.Skipped || r.Attempt.Kind != acceptor.TCPAttempt {
+		t.Fatalf("a done context: stopped %v, skipped %v, kind %v; want stopped, skipped, TCP", r.Stopped, r.Attempt.Skipped, r.Attempt.Kind)
 	}
 }
 
