@@ -11,8 +11,6 @@ import (
 func init() {
 	scriptCommands["cmpci"] = cmdCmpCI
 	scriptCommands["envfile"] = cmdEnvFile
-	scriptVars = append(scriptVars, "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITLAB_CI",
-		"RETRY_CI", "RETRY_RETRY_OUTPUT", "RETRY_SCOPE")
 }
 
 // cmdEnvFile: `envfile NAME FILE` sets the environment variable NAME to the

@@ -188,7 +188,7 @@ func scriptEnv(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	// Variables the script set that the test process does not have.
-	for _, k := range scriptVars {
+	for _, k := range scriptSetNames(ts) {
 		if !seen[k] {
 			if v := ts.Getenv(k); v != "" {
 				env = append(env, k+"="+v)
@@ -197,15 +197,6 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	}
 	return env
 }
-
-// scriptVars are variables scripts may set with env that the test process
-// may not have.
-var scriptVars = []string{"WORK", "HOME", "TMPDIR", "PATH", "RETRY_STATE_DIR",
-	"RETRY_ATTEMPTS", "RETRY_DELAY", "RETRY_MAX_TIME", "RETRY_BACKOFF", "RETRY_JITTER",
-	"RETRY_STDOUT", "RETRY_QUIET", "RETRY_VERBOSE", "RETRY_ATTEMPT_TIMEOUT", "RETRY_KILL_AFTER",
-	"RETRY_MODE", "RETRY_SUCCESS_EXIT", "RETRY_RETRY_EXIT", "RETRY_FAILURE_EXIT", "RETRY_MAX_DELAY",
-	"RETRY_LOG_FORMAT", "RETRY_SCHEDULE", "RETRY_REPORT", "RETRY_WAITER_FILE", "RETRY_WAITER",
-	"TESTSCRIPT_COMMAND", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_PAGER", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "WAITERS", "http_proxy", "HTTP_PROXY", "NO_PROXY"}
 
 // background holds the processes of `start`, per script.
 var background sync.Map // *testscript.TestScript → map[string]*bgProc

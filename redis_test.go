@@ -20,7 +20,6 @@ func init() {
 	scriptCommands["redis"] = cmdRedis
 	scriptCommands["chownnobody"] = cmdChownNobody
 	scriptCommands["idle"] = cmdIdle
-	scriptVars = append(scriptVars, "RETRY_SCOPE", "RETRY_SCOPE_STORE", "RETRY_WHEN_EMPTY", "XDG_STATE_HOME")
 }
 
 // redisServer is a redis-server started by a script.

@@ -19,7 +19,6 @@ func init() {
 	scriptCommands["tcpblackhole"] = cmdTCPBlackhole
 	scriptPrograms["build"] = buildMain
 	scriptPrograms["hook-rm"] = hookRmMain
-	scriptVars = append(scriptVars, "RETRY_CONSECUTIVE", "RETRY_ON_RETRY", "RETRY_TCP", "RETRY_OUTPUT")
 }
 
 // cmdTCPListener is `tcplistener NAME TRIGGER`: it reserves a port on
