@@ -19,7 +19,7 @@ func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: envfile NAME FILE")
 	}
-	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
+	scriptSetenv(ts, args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
 }
 
 var (

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,8 +189,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	// Variables the script set that the test process does not have.
-	for _, k := range scriptSetNames(ts) {
+	names := slices.Clone(scriptSetNames(ts))
+	if m, ok := cmdSetNames.Load(ts); ok {
+		m.(*sync.Map).Range(func(k, _ any) bool {
+			names = append(names, k.(string))
+			return true
+		})
+	}
+	for _, k := range names {
 		if !seen[k] {
+			seen[k] = true
 			if v := ts.Getenv(k); v != "" {
 				env = append(env, k+"="+v)
 			}

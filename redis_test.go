@@ -57,8 +57,8 @@ func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		s, addr := startRedis(ts, name)
 		servers[name] = s
-		ts.Setenv(name+"_URL", "redis://"+addr)
-		ts.Setenv(name+"_ADDR", addr)
+		scriptSetenv(ts, name+"_URL", "redis://"+addr)
+		scriptSetenv(ts, name+"_ADDR", addr)
 	case "stop", "kill":
 		s := servers[name]
 		if s == nil {

@@ -85,7 +85,7 @@ func cmdTCPListener(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		<-done
 	})
-	ts.Setenv(args[0]+"_PORT", strconv.Itoa(port))
+	scriptSetenv(ts, args[0]+"_PORT", strconv.Itoa(port))
 }
 
 // cmdAccepted is `accepted TRIGGER N`: it waits until the listener of
@@ -141,7 +141,7 @@ func cmdTCPBlackhole(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		syscall.Close(fd)
 	})
-	ts.Setenv(args[0]+"_PORT", strconv.Itoa(port))
+	scriptSetenv(ts, args[0]+"_PORT", strconv.Itoa(port))
 }
 
 // boundSocket returns a TCP socket bound to a free port of 127.0.0.1, not

@@ -243,3 +243,14 @@ func scriptSetNames(ts *testscript.TestScript) []string {
 }
 
 var setNames sync.Map // script name → []string
+
+// scriptSetenv sets a variable for the rest of the script, as env does, for
+// custom commands (motoserver's AWS_*, httpserver's NAME_URL, …); the
+// commands we start get it too.
+func scriptSetenv(ts *testscript.TestScript, k, v string) {
+	ts.Setenv(k, v)
+	m, _ := cmdSetNames.LoadOrStore(ts, &sync.Map{})
+	m.(*sync.Map).Store(k, true)
+}
+
+var cmdSetNames sync.Map // *testscript.TestScript → *sync.Map of names
