@@ -11,8 +11,6 @@ import (
 func init() {
 	scriptCommands["cmpci"] = cmdCmpCI
 	scriptCommands["envfile"] = cmdEnvFile
-	scriptVars = append(scriptVars, "GITHUB_ACTIONS", "GITHUB_OUTPUT", "GITHUB_STEP_SUMMARY", "GITLAB_CI",
-		"RETRY_CI", "RETRY_RETRY_OUTPUT", "RETRY_SCOPE")
 }
 
 // cmdEnvFile: `envfile NAME FILE` sets the environment variable NAME to the
@@ -21,7 +19,7 @@ func cmdEnvFile(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: envfile NAME FILE")
 	}
-	ts.Setenv(args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
+	scriptSetenv(ts, args[0], strings.TrimSuffix(ts.ReadFile(args[1]), "\n"))
 }
 
 var (

@@ -23,7 +23,6 @@ func init() {
 	scriptCommands["iostatus"] = cmdIOStatus
 	scriptPrograms["stubborn"] = stubbornMain
 	scriptPrograms["ttin"] = ttinMain
-	scriptVars = append(scriptVars, "RETRY_URL", "RETRY_HEADER", "RETRY_SHELL", "RETRY_SCOPE", "RETRY_REQUEST", "RETRY_INPUT", "RETRY_DATA")
 }
 
 // scriptSignals are the signals `sig` knows.

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,8 +189,16 @@ func scriptEnv(ts *testscript.TestScript) []string {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	// Variables the script set that the test process does not have.
-	for _, k := range scriptVars {
+	names := slices.Clone(scriptSetNames(ts))
+	if m, ok := cmdSetNames.Load(ts); ok {
+		m.(*sync.Map).Range(func(k, _ any) bool {
+			names = append(names, k.(string))
+			return true
+		})
+	}
+	for _, k := range names {
 		if !seen[k] {
+			seen[k] = true
 			if v := ts.Getenv(k); v != "" {
 				env = append(env, k+"="+v)
 			}
@@ -197,15 +206,6 @@ func scriptEnv(ts *testscript.TestScript) []string {
 	}
 	return env
 }
-
-// scriptVars are variables scripts may set with env that the test process
-// may not have.
-var scriptVars = []string{"WORK", "HOME", "TMPDIR", "PATH", "RETRY_STATE_DIR",
-	"RETRY_ATTEMPTS", "RETRY_DELAY", "RETRY_MAX_TIME", "RETRY_BACKOFF", "RETRY_JITTER",
-	"RETRY_STDOUT", "RETRY_QUIET", "RETRY_VERBOSE", "RETRY_ATTEMPT_TIMEOUT", "RETRY_KILL_AFTER",
-	"RETRY_MODE", "RETRY_SUCCESS_EXIT", "RETRY_RETRY_EXIT", "RETRY_FAILURE_EXIT", "RETRY_MAX_DELAY",
-	"RETRY_LOG_FORMAT", "RETRY_SCHEDULE", "RETRY_REPORT", "RETRY_WAITER_FILE", "RETRY_WAITER",
-	"TESTSCRIPT_COMMAND", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_PAGER", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE", "WAITERS", "http_proxy", "HTTP_PROXY", "NO_PROXY"}
 
 // background holds the processes of `start`, per script.
 var background sync.Map // *testscript.TestScript → map[string]*bgProc

@@ -87,8 +87,8 @@ func cmdHTTPServer(ts *testscript.TestScript, neg bool, args []string) {
 	if useTLS {
 		ts.Check(os.WriteFile(filepath.Join(work, name+".pem"), s.certPEM, 0o644))
 	}
-	ts.Setenv(name+"_URL", s.url)
-	ts.Setenv(name+"_ADDR", s.addr)
+	scriptSetenv(ts, name+"_URL", s.url)
+	scriptSetenv(ts, name+"_ADDR", s.addr)
 }
 
 // httpSpec is one scripted response.

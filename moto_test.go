@@ -56,11 +56,11 @@ func cmdMotoServer(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	ts.Setenv(args[0]+"_URL", url)
-	ts.Setenv("AWS_ACCESS_KEY_ID", "testing")
-	ts.Setenv("AWS_SECRET_ACCESS_KEY", "testing")
-	ts.Setenv("AWS_DEFAULT_REGION", "us-east-1")
-	ts.Setenv("AWS_PAGER", "")
-	ts.Setenv("AWS_CONFIG_FILE", "/dev/null")
-	ts.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	scriptSetenv(ts, args[0]+"_URL", url)
+	scriptSetenv(ts, "AWS_ACCESS_KEY_ID", "testing")
+	scriptSetenv(ts, "AWS_SECRET_ACCESS_KEY", "testing")
+	scriptSetenv(ts, "AWS_DEFAULT_REGION", "us-east-1")
+	scriptSetenv(ts, "AWS_PAGER", "")
+	scriptSetenv(ts, "AWS_CONFIG_FILE", "/dev/null")
+	scriptSetenv(ts, "AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
 }

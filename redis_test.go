@@ -20,7 +20,6 @@ func init() {
 	scriptCommands["redis"] = cmdRedis
 	scriptCommands["chownnobody"] = cmdChownNobody
 	scriptCommands["idle"] = cmdIdle
-	scriptVars = append(scriptVars, "RETRY_SCOPE", "RETRY_SCOPE_STORE", "RETRY_WHEN_EMPTY", "XDG_STATE_HOME")
 }
 
 // redisServer is a redis-server started by a script.
@@ -58,8 +57,8 @@ func cmdRedis(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		s, addr := startRedis(ts, name)
 		servers[name] = s
-		ts.Setenv(name+"_URL", "redis://"+addr)
-		ts.Setenv(name+"_ADDR", addr)
+		scriptSetenv(ts, name+"_URL", "redis://"+addr)
+		scriptSetenv(ts, name+"_ADDR", addr)
 	case "stop", "kill":
 		s := servers[name]
 		if s == nil {

@@ -19,7 +19,6 @@ func init() {
 	scriptCommands["tcpblackhole"] = cmdTCPBlackhole
 	scriptPrograms["build"] = buildMain
 	scriptPrograms["hook-rm"] = hookRmMain
-	scriptVars = append(scriptVars, "RETRY_CONSECUTIVE", "RETRY_ON_RETRY", "RETRY_TCP", "RETRY_OUTPUT")
 }
 
 // cmdTCPListener is `tcplistener NAME TRIGGER`: it reserves a port on
@@ -86,7 +85,7 @@ func cmdTCPListener(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		<-done
 	})
-	ts.Setenv(args[0]+"_PORT", strconv.Itoa(port))
+	scriptSetenv(ts, args[0]+"_PORT", strconv.Itoa(port))
 }
 
 // cmdAccepted is `accepted TRIGGER N`: it waits until the listener of
@@ -142,7 +141,7 @@ func cmdTCPBlackhole(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		syscall.Close(fd)
 	})
-	ts.Setenv(args[0]+"_PORT", strconv.Itoa(port))
+	scriptSetenv(ts, args[0]+"_PORT", strconv.Itoa(port))
 }
 
 // boundSocket returns a TCP socket bound to a free port of 127.0.0.1, not

@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseExitCodes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // String() of the result
@@ -47,6 +48,7 @@ func TestParseExitCodes(t *testing.T) {
 }
 
 func TestParseExitCodesErrors(t *testing.T) {
+	t.Parallel()
 	const accepted = "; want codes like 0, 1,3 or 10-20 (0–255)"
 	tests := []struct {
 		in, want string
@@ -85,6 +87,7 @@ func TestParseExitCodesErrors(t *testing.T) {
 }
 
 func TestParseStatusCodes(t *testing.T) {
+	t.Parallel()
 	c, err := ParseStatusCodes("200, 404,500-599")
 	if err != nil {
 		t.Fatal(err)
@@ -116,6 +119,7 @@ func TestParseStatusCodes(t *testing.T) {
 }
 
 func TestCodesZeroAndLiteral(t *testing.T) {
+	t.Parallel()
 	var none Codes
 	if none.Contains(0) || none.String() != "" {
 		t.Errorf("nil Codes: Contains(0) = %v, String() = %q; want false, \"\"", none.Contains(0), none.String())

@@ -53,6 +53,7 @@ func sameDecode(t *testing.T, name string, decode func(io.Reader) (any, error), 
 }
 
 func TestDecodersAgreeWithDecodeJSON(t *testing.T) {
+	t.Parallel()
 	pruned := NewDecoder([]string{"a.b[0].c", "e[1][0]"}, false)
 	for _, doc := range decodeCases {
 		sameDecode(t, "full", decodeAll, doc, true)
@@ -66,6 +67,7 @@ func TestDecodersAgreeWithDecodeJSON(t *testing.T) {
 }
 
 func TestDecoderSkipsNumberRange(t *testing.T) {
+	t.Parallel()
 	doc := `{"skipped":[1e999],"a":{"b":[{"c":-1e400}]}}`
 	if _, err := DecodeJSON(strings.NewReader(doc)); err == nil {
 		t.Fatal("DecodeJSON accepts 1e999")
@@ -83,6 +85,7 @@ func TestDecoderSkipsNumberRange(t *testing.T) {
 }
 
 func TestDecoderDepthLimit(t *testing.T) {
+	t.Parallel()
 	for _, depth := range []int{10000, 10001} {
 		doc := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		sameDecode(t, fmt.Sprintf("full depth %d", depth), decodeAll, doc, true)
@@ -93,6 +96,7 @@ func TestDecoderDepthLimit(t *testing.T) {
 }
 
 func TestDecoderReadError(t *testing.T) {
+	t.Parallel()
 	boom := fmt.Errorf("disk on fire")
 	r := io.MultiReader(strings.NewReader(`{"a": [1, 2`), iotest.ErrReader(boom))
 	_, err := NewDecoder([]string{"a"}, false)(r)
@@ -102,6 +106,7 @@ func TestDecoderReadError(t *testing.T) {
 }
 
 func TestDecoderErrorOffset(t *testing.T) {
+	t.Parallel()
 	_, err := decodeAll(strings.NewReader(`{"a": [1, 2 x]}`))
 	if err == nil || !strings.Contains(err.Error(), "invalid character 'x' after array element (expecting ',' or ']') (offset 12)") {
 		t.Fatalf("got %v", err)
@@ -109,6 +114,7 @@ func TestDecoderErrorOffset(t *testing.T) {
 }
 
 func TestNeededPaths(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		exprs []string
 		want  string
@@ -334,6 +340,7 @@ func evalText(e *jmesExpr, doc any) string {
 // them, the expression evaluated on the document built for it equals the
 // expression evaluated on the whole document, errors included.
 func TestPrunedDocumentsGiveTheSameResults(t *testing.T) {
+	t.Parallel()
 	exprs := append(modelExpressions(t), handExpressions...)
 	docs := 300
 	if testing.Short() {
@@ -384,6 +391,7 @@ func TestPrunedDocumentsGiveTheSameResults(t *testing.T) {
 // equality, comparisons with literals, function type checks and the
 // library's panic in contains().
 func TestPrunedEdgeCases(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ expr, doc, want string }{
 		{"(a || b).c", `{"a":{"x":1},"b":{"c":2}}`, `null`},
 		{"(a && b).c", `{"a":{"x":1},"b":{"c":2}}`, `2`},
@@ -454,6 +462,7 @@ func TestPrunedEdgeCases(t *testing.T) {
 // when the chain has an Input and its matchers address the output or the
 // input/output document.
 func TestDecoderForScopes(t *testing.T) {
+	t.Parallel()
 	doc := `{"a":1,"b":2,"c":3,"output":{"a":4}}`
 	mk := func(expr string, scope pathScope) Acceptor {
 		m, err := NewPathMatcher(expr, Path, true)
@@ -493,6 +502,7 @@ func TestDecoderForScopes(t *testing.T) {
 }
 
 func TestNewDecoderFallsBackToEverything(t *testing.T) {
+	t.Parallel()
 	doc := `{"a":1,"b":[2]}`
 	for _, exprs := range [][]string{nil, {"a."}, {"a.=x"}, {"to_string(@)"}} {
 		v, err := NewDecoder(exprs, false)(strings.NewReader(doc))
@@ -556,6 +566,7 @@ func describeInstances(n int) []byte {
 }
 
 func TestDescribeInstancesDecode(t *testing.T) {
+	t.Parallel()
 	doc := describeInstances(200)
 	full, err := DecodeJSON(bytes.NewReader(doc))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestParseCommandError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, stderr string
 		code, msg    string
@@ -182,6 +183,7 @@ func TestParseCommandError(t *testing.T) {
 }
 
 func TestParseCommandErrorUnicodeMessage(t *testing.T) {
+	t.Parallel()
 	code, msg := ParseCommandError([]byte("Error from server (Invalid): ConfigMap \"ü\" is invalid: データ\n"))
 	if code != "Invalid" || msg != `ConfigMap "ü" is invalid: データ` {
 		t.Errorf("got %q, %q", code, msg)
@@ -189,6 +191,7 @@ func TestParseCommandErrorUnicodeMessage(t *testing.T) {
 }
 
 func TestParseCommandErrorHuge(t *testing.T) {
+	t.Parallel()
 	// A 1 MiB tail: the error line at the very start is still found, under
 	// lines that look like JSON and lines that are long.
 	var b bytes.Buffer
@@ -216,6 +219,7 @@ func TestParseCommandErrorHuge(t *testing.T) {
 }
 
 func TestParseCommandErrorLongCode(t *testing.T) {
+	t.Parallel()
 	in := "Error from server (" + strings.Repeat("A", maxErrorCodeLen+1) + "): x\n"
 	if code, _ := ParseCommandError([]byte(in)); code != "" {
 		t.Errorf("a %d-byte code was accepted", len(code))
@@ -223,6 +227,7 @@ func TestParseCommandErrorLongCode(t *testing.T) {
 }
 
 func TestParseErrorPattern(t *testing.T) {
+	t.Parallel()
 	stderr := []byte("starting\nerr=E1 retry\nerr=E2 fatal err=E3\nerr= nothing\ndone\n")
 	tests := []struct {
 		pattern string
@@ -257,6 +262,7 @@ func TestParseErrorPattern(t *testing.T) {
 }
 
 func TestParseHTTPError(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		header    http.Header
@@ -345,6 +351,7 @@ func TestParseHTTPError(t *testing.T) {
 }
 
 func TestParseHTTPErrorHuge(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 1<<20)
 	if code, msg := ParseHTTPError(nil, []byte("{\"a\":"+deep)); code != "" || msg != "" {
 		t.Errorf("deep JSON: got %q, %q", code, msg)
@@ -361,6 +368,7 @@ func TestParseHTTPErrorHuge(t *testing.T) {
 }
 
 func TestTruncateUTF8(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		n    int

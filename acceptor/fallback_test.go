@@ -6,6 +6,7 @@ import (
 )
 
 func TestWaitFallback(t *testing.T) {
+	t.Parallel()
 	refused := errors.New("connection refused")
 	tests := []struct {
 		name string

@@ -12,6 +12,7 @@ import (
 // jmesast.go reads by reflection: without it, expressions would silently
 // lose their compile-time function checks and documents their pruning.
 func TestJMESPathASTShape(t *testing.T) {
+	t.Parallel()
 	ast, err := jmespath.NewParser().Parse("length(a[0]) == `1`")
 	if err != nil {
 		t.Fatal(err)
@@ -44,6 +45,7 @@ func TestJMESPathASTShape(t *testing.T) {
 // itself: every function it lists is known to go-jmespath, and calls with
 // one argument too few or too many fail there too.
 func TestJMESPathFunctionArities(t *testing.T) {
+	t.Parallel()
 	names := []string{"abs", "avg", "ceil", "floor", "keys", "length", "reverse", "sort", "sum",
 		"to_array", "to_number", "to_string", "type", "values", "max", "min",
 		"contains", "ends_with", "starts_with", "join", "map", "max_by", "min_by", "sort_by",

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRequiredLiterals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ re, want string }{
 		{`(alpha|beta)[0-9]+-never-7`, `[-never-7]`},
 		{`hello`, `[hello]`},
@@ -40,6 +41,7 @@ func TestRequiredLiterals(t *testing.T) {
 // a small alphabet (so that literals overlap and share prefixes and
 // suffixes).
 func TestLiteralScannerAgreesWithContains(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	word := func(n int) string {
 		b := make([]byte, n)
@@ -66,6 +68,7 @@ func TestLiteralScannerAgreesWithContains(t *testing.T) {
 // The prefilter never hides a match: a chain of output acceptors decides
 // exactly as running every regexp in order does.
 func TestOutputPrefilterKeepsEveryMatch(t *testing.T) {
+	t.Parallel()
 	patterns := []string{`(alpha|beta)[0-9]+-x`, `ab+c`, `a.c`, `(?i)ABC`, `c-a`, `^b`, `a$`,
 		`[ab]c-`, `(ab|ba)(cc|a-)`, `b{2,}`, `x`, `-+\n`, `(a|b)(a|c)(b|-)`}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -154,6 +157,7 @@ func BenchmarkOutputAcceptorsNoPrefilter(b *testing.B) {
 // TestOutputBenchmarkData: the benchmark's patterns have the literal the
 // prefilter needs, and its window does not hold it.
 func TestOutputBenchmarkData(t *testing.T) {
+	t.Parallel()
 	window, acc := outputBench()
 	for _, a := range acc {
 		m := a.Matcher.(*outputMatcher)

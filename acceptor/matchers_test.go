@@ -53,6 +53,7 @@ func runMatcherCases(t *testing.T, tests []matcherCase) {
 }
 
 func TestExitMatcher(t *testing.T) {
+	t.Parallel()
 	ex := func(s string) Matcher { return ExitMatcher(codes(t, ParseExitCodes, s)) }
 	runMatcherCases(t, []matcherCase{
 		{"0 on success", ex("0"), cmdOK, true, "exit status 0"},
@@ -69,6 +70,7 @@ func TestExitMatcher(t *testing.T) {
 }
 
 func TestOutputMatcher(t *testing.T) {
+	t.Parallel()
 	re := regexp.MustCompile(`(?i)rate exceeded`)
 	long := "id=" + strings.Repeat("é", 100)
 	tests := []struct {
@@ -101,6 +103,7 @@ func TestOutputMatcher(t *testing.T) {
 }
 
 func TestErrorMatcher(t *testing.T) {
+	t.Parallel()
 	runMatcherCases(t, []matcherCase{
 		{"code on failed attempt", ErrorMatcher("ThrottlingException"), cmdThrottled, true, "ThrottlingException"},
 		{"other code", ErrorMatcher("ValidationError"), cmdThrottled, false, "ThrottlingException"},
@@ -130,6 +133,7 @@ func TestErrorMatcher(t *testing.T) {
 }
 
 func TestStatusMatcher(t *testing.T) {
+	t.Parallel()
 	st := func(s string) Matcher { return StatusMatcher(codes(t, ParseStatusCodes, s)) }
 	runMatcherCases(t, []matcherCase{
 		{"HTTP 200", st("200"), httpOK, true, "HTTP 200"},
@@ -158,6 +162,7 @@ func TestStatusMatcher(t *testing.T) {
 }
 
 func TestCommandStatus(t *testing.T) {
+	t.Parallel()
 	for code, want := range map[string]int{"300": 300, "404": 404, "599": 599} {
 		if n, ok := commandStatus(code); !ok || n != want {
 			t.Errorf("commandStatus(%q) = %d, %v; want %d, true", code, n, ok, want)
@@ -171,6 +176,7 @@ func TestCommandStatus(t *testing.T) {
 }
 
 func TestMatchersWithoutAttempt(t *testing.T) {
+	t.Parallel()
 	for name, m := range map[string]Matcher{
 		"exit":   ExitMatcher(Codes{{0, 255}}),
 		"output": OutputMatcher(regexp.MustCompile(``)),
@@ -189,6 +195,7 @@ func TestMatchersWithoutAttempt(t *testing.T) {
 // TestChainBucketWaiters evaluates botocore's S3 BucketExists and
 // BucketNotExists acceptors on AWS CLI attempts, as retry wait would.
 func TestChainBucketWaiters(t *testing.T) {
+	t.Parallel()
 	st := func(s string) Matcher { return StatusMatcher(codes(t, ParseStatusCodes, s)) }
 	exists := Chain{Fallback: WaitFallback, Acceptors: []Acceptor{
 		{State: StateSuccess, Matcher: st("200"), Name: "status 200"},
@@ -226,6 +233,7 @@ func TestChainBucketWaiters(t *testing.T) {
 // TestChainErrorAcceptors checks the order across matcher kinds, as
 // `--retry-error ThrottlingException --failure-error true --success-exit 0`.
 func TestChainErrorAcceptors(t *testing.T) {
+	t.Parallel()
 	c := Chain{Acceptors: []Acceptor{
 		{State: StateThrottle, Matcher: ErrorMatcher("ThrottlingException"), Name: "--throttle-error ThrottlingException"},
 		{State: StateFailure, Matcher: ErrorMatcher("true"), Name: "--failure-error true"},

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSplitPathArg(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		arg, expr, value string
 		has              bool
@@ -45,6 +46,7 @@ func TestSplitPathArg(t *testing.T) {
 }
 
 func TestParseExpected(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want any
@@ -81,6 +83,7 @@ func TestParseExpected(t *testing.T) {
 }
 
 func TestPathMatcherErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		arg  string
 		mode PathMode
@@ -119,6 +122,7 @@ func TestPathMatcherErrors(t *testing.T) {
 // equality without coercion, pathAll and pathAny only on non-empty arrays,
 // missing fields, nulls, booleans, 1 and 1.0, nested values.
 func TestPathComparators(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		doc  string
 		arg  string
@@ -209,6 +213,7 @@ func TestPathComparators(t *testing.T) {
 }
 
 func TestPathMatchResult(t *testing.T) {
+	t.Parallel()
 	m := func(arg string, mode PathMode) Matcher {
 		t.Helper()
 		p, err := PathMatcher(arg, mode)
@@ -265,6 +270,7 @@ func TestPathMatchResult(t *testing.T) {
 // TestShownJSONRoundTrips: what a matcher shows parses back to the value
 // it saw, numbers written as encoding/json writes them.
 func TestShownJSONRoundTrips(t *testing.T) {
+	t.Parallel()
 	values := []any{
 		"plain", "quote \" backslash \\ slash /", "\x00\x01\x1f\x7f\n\r\t\b\f", "é ü 😀", "\u2028\u2029", "<&>",
 		"bad \xff utf-8", 0.0, -0.5, 1e20, 1e21, 123456789.125, 1e-6, 1e-7, -2.5e-300, math.MaxFloat64,
@@ -299,6 +305,7 @@ func TestShownJSONRoundTrips(t *testing.T) {
 }
 
 func TestJSONEqual(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b any
 		want bool

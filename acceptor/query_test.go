@@ -7,6 +7,7 @@ import (
 )
 
 func TestNewQueryErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ expr, want string }{
 		{"", "empty JMESPath expression"},
 		{"a.", `invalid JMESPath expression "a."`},
@@ -21,6 +22,7 @@ func TestNewQueryErrors(t *testing.T) {
 }
 
 func TestQueryApply(t *testing.T) {
+	t.Parallel()
 	doc, err := DecodeJSON(strings.NewReader(`{"b":[1,2.5,1e21,1e-7],"a":"<&> é","n":null,"e":[],"o":{"z":1,"y":{}}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +65,7 @@ func TestQueryApply(t *testing.T) {
 }
 
 func TestQueryApplyAttempt(t *testing.T) {
+	t.Parallel()
 	q, err := NewQuery("Reservations[].Instances[].InstanceId | [0]")
 	if err != nil {
 		t.Fatal(err)
@@ -84,6 +87,7 @@ func TestQueryApplyAttempt(t *testing.T) {
 }
 
 func TestQueryApplyText(t *testing.T) {
+	t.Parallel()
 	doc := map[string]any{
 		"s": "ACTIVE", "n": 3.5, "b": true, "z": nil,
 		"l":   []any{"a b", 1.0, false, nil, []any{"x"}, map[string]any{"k": "v"}},

@@ -47,6 +47,7 @@ func waitChain(w *Waiter, input any) *Chain {
 // checks each waiter against the file itself: names, timing, one acceptor
 // per model acceptor, and the acceptor names.
 func TestWaiterModelsLoad(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/waiter-models/*-waiters-2.json")
 	if err != nil || len(files) != 20 {
 		t.Fatalf("want the 20 models, got %d (%v)", len(files), err)
@@ -110,6 +111,7 @@ func TestWaiterModelsLoad(t *testing.T) {
 }
 
 func TestWaiterAcceptorNames(t *testing.T) {
+	t.Parallel()
 	w := loadWaiter(t, "waiter-models/ec2-waiters-2.json", "InstanceRunning")
 	want := []string{
 		`waiter InstanceRunning acceptor 1 (pathAll "Reservations[].Instances[].State.Name" = "running")`,
@@ -168,6 +170,7 @@ func runWaiterCases(t *testing.T, c *Chain, cases []waiterCase) {
 }
 
 func TestWaiterInstanceRunning(t *testing.T) {
+	t.Parallel()
 	c := waitChain(loadWaiter(t, "waiter-models/ec2-waiters-2.json", "InstanceRunning"), nil)
 	inst := func(states ...string) *Attempt {
 		var parts []string
@@ -193,6 +196,7 @@ func TestWaiterInstanceRunning(t *testing.T) {
 // is true too, so the failures[].reason == MISSING failure acceptor must
 // come first, as it does in the model.
 func TestWaiterServicesStableOrder(t *testing.T) {
+	t.Parallel()
 	c := waitChain(loadWaiter(t, "waiter-models/ecs-waiters-2.json", "ServicesStable"), nil)
 	svc := func(status string, deployments, running, desired int) string {
 		return `{"serviceName":"web","status":"` + status + `","deployments":[` + strings.TrimSuffix(strings.Repeat(`{"id":"d"},`, deployments), ",") +
@@ -215,6 +219,7 @@ func TestWaiterServicesStableOrder(t *testing.T) {
 // pathAll never matches anything but a non-empty array, so these waiters
 // never reach a state by their path acceptors: the attempts are retried.
 func TestWaiterAutoscalingPathAllOnScalars(t *testing.T) {
+	t.Parallel()
 	groups := func(n int, inService bool) *Attempt {
 		state := "Pending"
 		if inService {
@@ -247,6 +252,7 @@ func TestWaiterAutoscalingPathAllOnScalars(t *testing.T) {
 }
 
 func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
+	t.Parallel()
 	exists := waitChain(loadWaiter(t, "waiter-models/s3-waiters-2.json", "BucketExists"), nil)
 	runWaiterCases(t, exists, []waiterCase{
 		{"head-bucket ok", stdoutAttempt(""), Succeed, 1, ""},
@@ -276,6 +282,7 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 }
 
 func TestSmithyModel(t *testing.T) {
+	t.Parallel()
 	f, err := LoadWaiters("testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
@@ -335,6 +342,7 @@ func TestSmithyModel(t *testing.T) {
 // paths of the same waiter see the output, whether or not the chain has an
 // Input.
 func TestSmithyInputOutput(t *testing.T) {
+	t.Parallel()
 	w := loadWaiter(t, "smithy-model.json", "GroupsMatch")
 	if !w.UsesInput {
 		t.Error("UsesInput false")
@@ -372,6 +380,7 @@ func TestSmithyInputOutput(t *testing.T) {
 // keeps what every acceptor of a Smithy waiter needs, with and without an
 // Input in the chain.
 func TestWaiterExpressionsForNewDecoder(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"GroupsMatch", "ThingExists", "FleetReady"} {
 		w := loadWaiter(t, "smithy-model.json", name)
 		for _, input := range []any{nil, map[string]any{"groups": []any{1.0}}} {
@@ -401,6 +410,7 @@ func TestWaiterExpressionsForNewDecoder(t *testing.T) {
 }
 
 func TestWaiterValidation(t *testing.T) {
+	t.Parallel()
 	boto := func(waiter string) string { return `{"version": 2, "waiters": {"W": ` + waiter + `}}` }
 	acc := func(a string) string {
 		return boto(`{"delay": 5, "maxAttempts": 3, "operation": "Op", "acceptors": [` + a + `]}`)
@@ -475,6 +485,7 @@ func TestWaiterValidation(t *testing.T) {
 }
 
 func TestLoadWaitersErrors(t *testing.T) {
+	t.Parallel()
 	if _, err := LoadWaiters("testdata/no-such-file.json"); err == nil || !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
@@ -506,6 +517,7 @@ func TestLoadWaitersErrors(t *testing.T) {
 // smithy.api#httpError also matches that status, as the AWS CLI reports S3's
 // HeadBucket NotFound: "An error occurred (404)".
 func TestSmithyErrorTypeHTTPError(t *testing.T) {
+	t.Parallel()
 	w := loadWaiter(t, "smithy-s3-head-bucket.json", "BucketNotExists")
 	if got := w.Acceptors[0].Name; got != `waiter BucketNotExists acceptor 1 (errorType "NotFound" or status 404)` {
 		t.Errorf("name %q", got)

@@ -70,6 +70,7 @@ func secs(ss ...float64) []time.Duration {
 }
 
 func TestFunc(t *testing.T) {
+	t.Parallel()
 	var got Step
 	b := Func(func(s Step, r Rand) time.Duration { got = s; return 7 * time.Second })
 	s := Step{Attempt: 3, Previous: time.Second, Remaining: -1}
@@ -79,6 +80,7 @@ func TestFunc(t *testing.T) {
 }
 
 func TestBetween(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		r      Rand
@@ -161,6 +163,7 @@ func strategies() []sweepCase {
 // extreme randomness and every kind of budget: no delay is ever negative
 // and nothing panics.
 func TestNeverNegativeNeverWraps(t *testing.T) {
+	t.Parallel()
 	n := 1_000_000
 	if testing.Short() {
 		n = 10_000
@@ -207,6 +210,7 @@ func TestNeverNegativeNeverWraps(t *testing.T) {
 // grows (the symptom of a wrap-around) up to math.MaxInt, where each reaches
 // its expected limit.
 func TestMonotone(t *testing.T) {
+	t.Parallel()
 	n := 1_000_000
 	if testing.Short() {
 		n = 10_000
@@ -248,6 +252,7 @@ func TestMonotone(t *testing.T) {
 // TestSleepSchedule sleeps each computed delay on synctest's fake clock and
 // checks when every attempt starts.
 func TestSleepSchedule(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		b        Backoff
@@ -361,6 +366,7 @@ func mustSchedule(t *testing.T, s string) Schedule {
 // 1s ×2, cap 20s, full jitter) for a seeded PCG, and checks each against its
 // bounds.
 func TestPCGSequence(t *testing.T) {
+	t.Parallel()
 	b := WithJitter(WithCap(Exponential(time.Second, 2), 20*time.Second), Full)
 	r := rand.New(rand.NewPCG(1, 2))
 	got := delays(b, r, 8)

@@ -13,6 +13,7 @@ import (
 func fixed(d time.Duration) Backoff { return Func(func(Step, Rand) time.Duration { return d }) }
 
 func TestWithCap(t *testing.T) {
+	t.Parallel()
 	runDelayCases(t, []delayCase{
 		{"below", WithCap(fixed(3*time.Second), 5*time.Second), at(1), nil, 3 * time.Second},
 		{"at", WithCap(fixed(5*time.Second), 5*time.Second), at(1), nil, 5 * time.Second},
@@ -28,6 +29,7 @@ func TestWithCap(t *testing.T) {
 }
 
 func TestWithJitter(t *testing.T) {
+	t.Parallel()
 	runDelayCases(t, []delayCase{
 		{"full top", WithJitter(fixed(10*time.Second), Full), at(1), high{}, 10 * time.Second},
 		{"full bottom", WithJitter(fixed(10*time.Second), Full), at(1), low{}, 0},
@@ -77,6 +79,7 @@ func TestWithJitter(t *testing.T) {
 // range, and for a 3ns delay every value of the range, ends included, shows
 // up.
 func TestJitterBoundsPCG(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		kind   Jitter
 		d      time.Duration
@@ -105,6 +108,7 @@ func TestJitterBoundsPCG(t *testing.T) {
 }
 
 func TestParseJitter(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want Jitter

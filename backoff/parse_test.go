@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseDuration(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want time.Duration
@@ -71,6 +72,7 @@ func TestParseDuration(t *testing.T) {
 }
 
 func TestParseSchedule(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in       string
 		attempts int

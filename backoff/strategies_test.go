@@ -29,6 +29,7 @@ func runDelayCases(t *testing.T, cases []delayCase) {
 func at(a int) Step { return Step{Attempt: a, Remaining: -1} }
 
 func TestConstant(t *testing.T) {
+	t.Parallel()
 	runDelayCases(t, []delayCase{
 		{"attempt 1", Constant(2 * time.Second), at(1), nil, 2 * time.Second},
 		{"attempt 5", Constant(2 * time.Second), at(5), nil, 2 * time.Second},
@@ -42,6 +43,7 @@ func TestConstant(t *testing.T) {
 }
 
 func TestLinear(t *testing.T) {
+	t.Parallel()
 	runDelayCases(t, []delayCase{
 		{"attempt 1", Linear(time.Second), at(1), nil, time.Second},
 		{"attempt 2", Linear(time.Second), at(2), nil, 2 * time.Second},
@@ -62,6 +64,7 @@ func TestLinear(t *testing.T) {
 }
 
 func TestExponential(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		b    Backoff
@@ -116,6 +119,7 @@ func TestExponential(t *testing.T) {
 }
 
 func TestFibonacci(t *testing.T) {
+	t.Parallel()
 	if got, want := delays(Fibonacci(time.Second), forbidden{t}, 10), secs(1, 1, 2, 3, 5, 8, 13, 21, 34, 55); !equalDurations(got, want) {
 		t.Errorf("delays = %v; want %v", got, want)
 	}
@@ -135,6 +139,7 @@ func TestFibonacci(t *testing.T) {
 }
 
 func TestDecorrelated(t *testing.T) {
+	t.Parallel()
 	b := Decorrelated(time.Second, 10*time.Second)
 	prev := func(p time.Duration) Step { return Step{Attempt: 4, Previous: p, Remaining: -1} }
 	runDelayCases(t, []delayCase{
@@ -166,6 +171,7 @@ func TestDecorrelated(t *testing.T) {
 }
 
 func TestWaiter(t *testing.T) {
+	t.Parallel()
 	b := Waiter(2*time.Second, 120*time.Second)
 	for _, tt := range []struct {
 		name string

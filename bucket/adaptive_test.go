@@ -23,6 +23,7 @@ func floatEqual(a, b float64) bool {
 // 0.4·(2-K)³ + 10 = 10 + 0.4·0.0425662³ = 10.0000308…; after a throttle the
 // rate is 0.7 times the rate in use (9.64893600966·0.7 = 6.754255206761999).
 func TestCubicVectors(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		throttled bool
 		at        int64 // Unix seconds
@@ -74,6 +75,7 @@ func TestCubicVectors(t *testing.T) {
 }
 
 func TestCalculateTimeWindow(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ wmax, k float64 }{
 		{0, 0},
 		{10, 1.9574338205844317},        // cbrt(7.5)
@@ -97,6 +99,7 @@ func TestCalculateTimeWindow(t *testing.T) {
 // 0.4·1.2³ = 0.6912 at 1.2s. The throttle at 2.0s cuts 0.7·min(4.3264,
 // 4.3264 measured) = 3.02848.
 func TestAdaptiveUpdateVectors(t *testing.T) {
+	t.Parallel()
 	steps := []struct {
 		throttled bool
 		ms        int64
@@ -137,6 +140,7 @@ func TestAdaptiveUpdateVectors(t *testing.T) {
 }
 
 func TestAdaptiveStateValid(t *testing.T) {
+	t.Parallel()
 	good := newAdaptiveState(time.Unix(100, 0))
 	if !good.valid() {
 		t.Fatal("fresh state invalid")
@@ -171,6 +175,7 @@ func TestAdaptiveStateValid(t *testing.T) {
 }
 
 func TestAdaptiveClockBack(t *testing.T) {
+	t.Parallel()
 	now := time.Unix(1000, 0)
 	a := NewAdaptive(AdaptiveOptions{Now: func() time.Time { return now }})
 	a.Update(true) // enabled; fill 0.5, capacity 1, 0 tokens, refilled at 1000s
@@ -227,6 +232,7 @@ func mustWait(t *testing.T, l interface{ Wait(context.Context) error }) {
 }
 
 func TestAdaptivePacing(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		since := func() time.Duration { return time.Since(start) }
@@ -301,6 +307,7 @@ func TestAdaptivePacing(t *testing.T) {
 // rate of 0, to the 0.5/s floor). A second throttle of the same burst cuts
 // the fill rate again: 0.7·12.32 = 8.624/s.
 func TestAdaptiveFleetFirstThrottle(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		a := NewAdaptive(AdaptiveOptions{})
@@ -330,6 +337,7 @@ func TestAdaptiveFleetFirstThrottle(t *testing.T) {
 }
 
 func TestAdaptiveConcurrentWaiters(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		a := NewAdaptive(AdaptiveOptions{})
 		throttleToFloor(a) // 0.5/s, empty bucket of 1
@@ -350,6 +358,7 @@ func TestAdaptiveConcurrentWaiters(t *testing.T) {
 }
 
 func TestAdaptiveInjectedClock(t *testing.T) {
+	t.Parallel()
 	// A fake clock and sleep: Wait sleeps exactly what the bucket needs.
 	now := time.Unix(0, 0)
 	var slept []time.Duration
@@ -381,6 +390,7 @@ func TestAdaptiveInjectedClock(t *testing.T) {
 }
 
 func TestAdaptiveConcurrentRace(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		a := NewAdaptive(AdaptiveOptions{})
 		var wg sync.WaitGroup
@@ -401,6 +411,7 @@ func TestAdaptiveConcurrentRace(t *testing.T) {
 }
 
 func TestSleep(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		if err := sleep(context.Background(), 3*time.Second); err != nil || time.Since(start) != 3*time.Second {

@@ -57,6 +57,7 @@ func refillSteps(t *testing.T, b Bucket, available func() int) {
 }
 
 func TestStandardRefill(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		b := NewStandard(StandardOptions{})
 		refillSteps(t, b, b.Available)
@@ -64,6 +65,7 @@ func TestStandardRefill(t *testing.T) {
 }
 
 func TestScopeRefill(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	synctest.Test(t, func(t *testing.T) {
 		s, err := OpenScope(dir, "s", ScopeOptions{})
@@ -83,6 +85,7 @@ func TestScopeRefill(t *testing.T) {
 }
 
 func TestRefillClockBack(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b := NewStandard(StandardOptions{Now: func() time.Time { return now }})
 	drain(t, b, 10) // 360
@@ -97,6 +100,7 @@ func TestRefillClockBack(t *testing.T) {
 }
 
 func TestTokenCancel(t *testing.T) {
+	t.Parallel()
 	b := NewStandard(StandardOptions{Now: frozenClock})
 	first := acquire(t, b)
 	first.Cancel() // a first attempt's token took nothing: gives nothing

@@ -101,6 +101,7 @@ func scopeAvailable(t *testing.T, s *Scope) int {
 }
 
 func TestOpenScopeNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"", "a/b", "../x", "/abs", `a\b`, "a\x00b", "x/"} {
 		if s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock}); !errors.Is(err, ErrScopeName) || s != nil {
@@ -127,6 +128,7 @@ func TestOpenScopeNames(t *testing.T) {
 }
 
 func TestOpenScopePermissions(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state", "retry")
 	s := openScope(t, dir, "deploy", 0)
 	for path, want := range map[string]os.FileMode{
@@ -169,6 +171,7 @@ func TestOpenScopePermissions(t *testing.T) {
 }
 
 func TestScopeRefusesSymlink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	target := filepath.Join(dir, "elsewhere")
 	if err := os.WriteFile(target, nil, 0o600); err != nil {
@@ -183,6 +186,7 @@ func TestScopeRefusesSymlink(t *testing.T) {
 }
 
 func TestScopeCosts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range costCases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openScope(t, t.TempDir(), "s", 0)
@@ -198,6 +202,7 @@ func TestScopeCosts(t *testing.T) {
 }
 
 func TestScopeEmpty(t *testing.T) {
+	t.Parallel()
 	s := openScope(t, t.TempDir(), "s", 20)
 	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
 	_, err := tok.ScheduleRetry(context.Background(), false)
@@ -211,6 +216,7 @@ func TestScopeEmpty(t *testing.T) {
 }
 
 func TestScopeSharedBetweenValues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := openScope(t, dir, "s", 0)
 	b := openScope(t, dir, "s", 0)
@@ -238,6 +244,7 @@ func TestScopeSharedBetweenValues(t *testing.T) {
 }
 
 func TestScopeFileStartsOver(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openScope(t, dir, "s", 0)
 	for name, content := range map[string]string{
@@ -284,6 +291,7 @@ func TestScopeFileStartsOver(t *testing.T) {
 }
 
 func TestScopeErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	s := openScope(t, dir, "s", 0)
 	tok := scheduleN(t, acquire(t, s), false, 1)
@@ -415,6 +423,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 }
 
 func TestScopeLimiterShared(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()
@@ -475,6 +484,7 @@ func TestScopeLimiterShared(t *testing.T) {
 }
 
 func TestScopeLimiterMatchesAdaptive(t *testing.T) {
+	t.Parallel()
 	// The same updates at the same times give the same rates in memory and
 	// through the file (JSON keeps float64s and times exactly).
 	now := time.Unix(0, 0)
@@ -500,6 +510,7 @@ func TestScopeLimiterMatchesAdaptive(t *testing.T) {
 }
 
 func TestScopeLimiterIdleReset(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()

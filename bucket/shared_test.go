@@ -43,6 +43,7 @@ func (f *flakyStore) Record(context.Context, bool) error {
 }
 
 func TestSharedFallsBackOnce(t *testing.T) {
+	t.Parallel()
 	store := &flakyStore{q: quota{Capacity: 20, Available: 20, RefilledAt: frozenClock()}}
 	var warned []error
 	s := NewShared(store, SharedOptions{Now: frozenClock, OnError: func(err error) { warned = append(warned, err) }})
@@ -84,6 +85,7 @@ func TestSharedFallsBackOnce(t *testing.T) {
 }
 
 func TestSharedOverScope(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	a := NewShared(openScope(t, dir, "s", 0), SharedOptions{})
 	b := NewShared(openScope(t, dir, "s", 0), SharedOptions{})

@@ -32,6 +32,7 @@ func acquire(t *testing.T, b Bucket) Token {
 }
 
 func TestNewStandardCapacity(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want int }{{0, 500}, {-3, 500}, {1, 1}, {20, 20}} {
 		b := NewStandard(StandardOptions{Capacity: tc.in, Now: frozenClock})
 		if b.Capacity() != tc.want || b.Available() != tc.want {
@@ -86,6 +87,7 @@ var costCases = []costCase{
 }
 
 func TestStandardCosts(t *testing.T) {
+	t.Parallel()
 	for _, tc := range costCases {
 		t.Run(tc.name, func(t *testing.T) {
 			b := NewStandard(StandardOptions{Capacity: 0, Now: frozenClock})
@@ -98,6 +100,7 @@ func TestStandardCosts(t *testing.T) {
 }
 
 func TestStandardRefundCappedAtCapacity(t *testing.T) {
+	t.Parallel()
 	b := NewStandard(StandardOptions{Capacity: 30, Now: frozenClock})
 	a := scheduleN(t, acquire(t, b), false, 1) // 16 left
 	c := acquire(t, b)
@@ -112,6 +115,7 @@ func TestStandardRefundCappedAtCapacity(t *testing.T) {
 }
 
 func TestStandardEmpty(t *testing.T) {
+	t.Parallel()
 	b := NewStandard(StandardOptions{Capacity: 20, Now: frozenClock})
 	tok := scheduleN(t, acquire(t, b), false, 1) // 6 left
 	next, err := tok.ScheduleRetry(context.Background(), false)
@@ -140,6 +144,7 @@ func TestStandardEmpty(t *testing.T) {
 }
 
 func TestStandardTokenResolvedOnce(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	t.Run("success twice refunds once", func(t *testing.T) {
 		b := NewStandard(StandardOptions{Capacity: 0, Now: frozenClock})
@@ -210,6 +215,7 @@ func runMany(n int, run func(i int)) {
 }
 
 func TestStandardConcurrentRuns(t *testing.T) {
+	t.Parallel()
 	// 40 runs each retry once (14) and once after throttling (5), then
 	// succeed, refunding 5: 500 - 40*19 would not fit, so use 20 runs:
 	// 500 - 20*19 + 20*5 = 220, whatever the interleaving.
@@ -234,6 +240,7 @@ func TestStandardConcurrentRuns(t *testing.T) {
 }
 
 func TestStandardConcurrentContention(t *testing.T) {
+	t.Parallel()
 	// 100 runs each want one retry of 14 from 500 tokens: exactly
 	// floor(500/14) = 35 get it, 10 tokens are left, and the 65 others see
 	// an *EmptyError whose numbers are consistent.
@@ -264,6 +271,7 @@ func TestStandardConcurrentContention(t *testing.T) {
 }
 
 func TestNoOp(t *testing.T) {
+	t.Parallel()
 	var b Bucket = NoOp{}
 	tok := scheduleN(t, acquire(t, b), false, 1000)
 	tok.NotifySuccess()

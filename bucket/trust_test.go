@@ -15,6 +15,7 @@ import (
 const nobody = 65534
 
 func TestScopeRefusesForeignState(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to plant a state owned by another user")
 	}
@@ -48,6 +49,7 @@ func TestScopeRefusesForeignState(t *testing.T) {
 }
 
 func TestScopeRefusesFIFO(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := syscall.Mkfifo(filepath.Join(dir, "s.json"), 0o600); err != nil {
 		t.Fatal(err)
@@ -68,6 +70,7 @@ func TestScopeRefusesFIFO(t *testing.T) {
 }
 
 func TestScopeRefusesNotADirectory(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "f")
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
