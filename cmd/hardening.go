@@ -24,8 +24,9 @@ import (
 // 128+SIGPIPE instead, as a shell pipeline expects.
 const exitIOError = 74
 
-// maxInputFile bounds what retry reads from a file given to --waiter-file,
-// --input @FILE and --data @FILE (or stdin for @-): 64 MiB. A model or a
+// maxInputFile bounds what retry reads from a file given to --input @FILE
+// and --data @FILE (or stdin for @-): 64 MiB, the bound acceptor.LoadWaiters
+// keeps for --waiter-file too. A model or a
 // request body beyond that is a mistake (or /dev/zero), not an input.
 const maxInputFile = 64 << 20
 
