@@ -476,11 +476,12 @@ func recordJSON(r *runner.Record) map[string]any {
 		m["stopped"] = r.Result.Stopped.Error()
 	}
 	switch r.Decision.Source {
-	case acceptor.FromAcceptor, acceptor.NoSource:
-		// A stopped attempt (NoSource) has always logged "acceptor": "".
+	case acceptor.FromAcceptor:
 		m["acceptor"] = r.Decision.Name
+	case acceptor.NoSource:
+		// A stopped attempt: nothing evaluated it, "directive" says so.
 	default:
-		m["acceptor"] = acceptor.FromFallback.String() // the fallback or retry safety
+		m["acceptor"] = r.Decision.Source.String() // "fallback" or "retry safety"
 	}
 	if r.Decision.Value != "" {
 		m["value"] = r.Decision.Value
