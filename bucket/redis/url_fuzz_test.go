@@ -31,7 +31,9 @@ func FuzzParseURL(f *testing.F) {
 		if secret == "" || strings.Count(raw, secret) != 1 || strings.Contains(redacted, secret) {
 			return
 		}
-		if err != nil && strings.Contains(err.Error(), secret) {
+		// The usage text in some errors ("[USER:PASSWORD@]HOST…") is not
+		// the URL's: a password like "P" would be found in it.
+		if err != nil && strings.Contains(strings.ReplaceAll(err.Error(), "[USER:PASSWORD@]HOST[:PORT][/DB]", ""), secret) {
 			t.Fatalf("error %q shows the password (%q)", err, secret)
 		}
 		if err == nil && strings.Contains(u.String(), secret) {
