@@ -156,6 +156,9 @@ func FuzzRedactURL(f *testing.F) {
 		if strings.ContainsAny(host, "/?#@") || strings.ContainsAny(user, "/?#@:") || user == "" {
 			return // then the password is not where a URL's password is
 		}
+		if pass == "xxxxx" {
+			return // the mask of the scope store's URLs ("user:xxxxx"), left as is
+		}
 		if strings.Contains(pass, "@") && strings.ContainsAny(pass, "/?#") {
 			// "u:p@/x@h": no reading tells where the authority ends without
 			// hiding the host of every "u:p@h/?mail=a@b"; not covered.

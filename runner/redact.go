@@ -116,14 +116,13 @@ func RedactURL(s string) string {
 
 // maskedUserInfo reports whether user information already hides its
 // password as "user:xxxxx" (the scope store's way of showing a Redis URL),
-// or is the placeholder of a usage text ("redis://[USER:PASSWORD@]HOST":
-// "[" and words in capitals, which real user information cannot be).
+// or is the placeholder of retry's usage texts ("redis://[USER:PASSWORD@]HOST").
 func maskedUserInfo(u string) bool {
-	if p, ok := strings.CutPrefix(u, "["); ok {
-		return p != "" && strings.Trim(p, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_:") == ""
+	if u == "[USER:PASSWORD" {
+		return true
 	}
 	_, pass, ok := strings.Cut(u, ":")
-	return ok && pass != "" && strings.Trim(pass, "x") == ""
+	return ok && pass == "xxxxx"
 }
 
 // redactQuery hides the values of secret parameters in the query of URL s.
