@@ -81,15 +81,16 @@ func SplitCommand(s string) ([]string, error) {
 			word.WriteByte(ch)
 			have = true
 		case '\\':
-			have, quoted = true, true
 			switch {
 			case i+1 == len(s):
 				word.WriteByte('\\') // a trailing backslash stays, as in sh -c
+				have, quoted = true, true
 			case s[i+1] == '\n':
-				i++ // line continuation
+				i++ // a line continuation: removed, it opens no word
 			default:
 				i++
 				word.WriteByte(s[i])
+				have, quoted = true, true
 			}
 		case '\'':
 			end := strings.IndexByte(s[i+1:], '\'')
