@@ -113,7 +113,15 @@ until JMESPath acceptors reach a success or failure state.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%s", flagErrorTextFor(c, err))
 	})
-	root.SetHelpTemplate(root.HelpTemplate() + exitStatusHelp)
+	// The exit status table follows cobra's default help, written by a
+	// function rather than a template: a help template keeps text/template
+	// reachable, and with it reflect's method lookup, which makes the
+	// linker keep every exported method of every type in the binary.
+	defaultHelp := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defaultHelp(c, args)
+		fmt.Fprint(c.OutOrStdout(), exitStatusHelp)
+	})
 	switch {
 	case len(args) > 0 && args[0] == "run":
 		root.AddCommand(NewCmdRun(io))
