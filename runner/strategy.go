@@ -348,18 +348,67 @@ func (s *Strategy) observe(e Event) {
 func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	out := &Outcome{Start: s.now()}
 	first, previous := 1, time.Duration(0)
-	streak := 0 // successes in a row (Consecutive)
 	if r := s.Resume; r != nil {
 		first, previous = max(r.Attempt, 1), max(r.Previous, 0)
 		if !r.Start.IsZero() {
 			out.Start = r.Start
 		}
 	}
-	defer func() {
-		out.Elapsed = s.now().Sub(out.Start)
-		s.observe(Event{Kind: EventEnd, Outcome: out, Time: s.now()})
-	}()
+	// The one exit: settle the token the run holds, report the last
+	// attempt if that is still due, then the end.
+	e := s.loop(ctx, src, out, first, previous)
+	switch e.settle {
+	case settleSuccess:
+		e.token.NotifySuccess()
+	case settleFailure:
+		e.token.NotifyFailure()
+	case settleCancel:
+		e.token.Cancel()
+	}
+	out.End, out.Err, out.Next = e.end, e.err, e.next
+	if e.report != nil {
+		s.observe(Event{Kind: EventAttemptEnd, Record: e.report, Time: s.now()})
+	}
+	out.Elapsed = s.now().Sub(out.Start)
+	s.observe(Event{Kind: EventEnd, Outcome: out, Time: s.now()})
+	return out
+}
 
+// settle is what becomes of the token a run holds when it ends.
+type settle int
+
+const (
+	// settleNone: no token was acquired, or the token pays for a retry a
+	// later invocation makes (EndScheduled).
+	settleNone settle = iota
+	// settleSuccess: NotifySuccess, the run succeeded.
+	settleSuccess
+	// settleFailure: NotifyFailure, the run ended without success after
+	// its last attempt.
+	settleFailure
+	// settleCancel: Cancel, the retry the token paid for does not run (the
+	// run ended while waiting for it).
+	settleCancel
+)
+
+// ending is how a run ends, as loop computes it and Run carries it out.
+type ending struct {
+	end  End
+	err  error     // Outcome.Err
+	next time.Time // Outcome.Next
+	// token and settle: the token the run holds and what becomes of it.
+	token  bucket.Token
+	settle settle
+	// report is the attempt whose EventAttemptEnd is still due; nil when it
+	// was reported already or no attempt ran.
+	report *Record
+}
+
+// loop runs the attempts of Run, from attempt first with previous the
+// delay planned before it, appending their records to out, and returns how
+// the run ends. It reports every attempt's end except the one it returns
+// in ending.report, and settles every token except the one it returns.
+func (s *Strategy) loop(ctx context.Context, src Source, out *Outcome, first int, previous time.Duration) ending {
 	var deadline time.Time
 	if s.MaxTime > 0 {
 		deadline = out.Start.Add(s.MaxTime)
@@ -369,17 +418,25 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		bkt = bucket.NoOp{}
 	}
 	token, err := bkt.Acquire(ctx)
-	if err != nil {
-		out.End, out.Err = s.endFor(ctx, err)
-		return out
+	// stop ends the run with end and err; how says what becomes of the
+	// token held, report is the attempt still to report (or nil).
+	stop := func(how settle, report *Record, end End, err error) ending {
+		return ending{end: end, err: err, token: token, settle: how, report: report}
 	}
+	// stopOn ends the run on the error that stopped it (endFor).
+	stopOn := func(how settle, report *Record, cause error) ending {
+		end, err := s.endFor(ctx, cause)
+		return stop(how, report, end, err)
+	}
+	if err != nil {
+		return stopOn(settleNone, nil, err)
+	}
+	streak := 0 // successes in a row (Consecutive)
 	for n := first; ; n++ {
 		if s.Limiter != nil && s.Resume == nil {
 			if err := s.waitLimiter(ctx, deadline); err != nil {
 				// The retry paid for does not run: its cost comes back.
-				token.Cancel()
-				out.End, out.Err = s.endFor(ctx, err)
-				return out
+				return stopOn(settleCancel, nil, err)
 			}
 		}
 		rec := s.attempt(ctx, src, n, deadline)
@@ -390,10 +447,7 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		if cause := r.Result.Stopped; cause != nil && !errors.Is(cause, ErrAttemptTimeout) {
 			// Stopped by the deadline or a signal: nothing to evaluate.
-			token.NotifyFailure()
-			out.End, out.Err = s.endFor(ctx, cause)
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
+			return stopOn(settleFailure, r, cause)
 		}
 		d := r.Decision.Directive
 		again := false // a success, but not yet Consecutive in a row
@@ -409,21 +463,13 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		switch {
 		case d == acceptor.Succeed && !again:
-			token.NotifySuccess()
-			out.End = EndSuccess
+			return stop(settleSuccess, r, EndSuccess, nil)
 		case d == acceptor.Fail:
-			token.NotifyFailure()
-			out.End = EndFailure
+			return stop(settleFailure, r, EndFailure, nil)
 		case ctx.Err() != nil:
-			token.NotifyFailure()
-			out.End, out.Err = s.endFor(ctx, context.Cause(ctx))
+			return stopOn(settleFailure, r, context.Cause(ctx))
 		case s.MaxAttempts > 0 && n >= s.MaxAttempts:
-			token.NotifyFailure()
-			out.End = EndAttempts
-		}
-		if out.End != 0 {
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
+			return stop(settleFailure, r, EndAttempts, nil)
 		}
 		// The order of seed 000: the delay first, then the token, and only
 		// for a retry that fits the deadline, so that a run ending on its
@@ -431,11 +477,8 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		plannedAt := s.now()
 		delay, hint, end := s.plan(r, previous, deadline, plannedAt)
 		if end != 0 {
-			token.NotifyFailure()
-			out.End = end
 			r.RetryAfter = hint // the log and the report say why the run ended
-			s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
-			return out
+			return stop(settleFailure, r, end, nil)
 		}
 		planned, throttle := delay, d.IsThrottle()
 		var next bucket.Token
@@ -464,24 +507,19 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 				wait := max(empty.Refill, bucket.RefillInterval/10)
 				s.observe(Event{Kind: EventBucketWait, Record: r, Wait: wait, Empty: empty, Time: s.now()})
 				if serr := s.sleep(ctx, wait); serr != nil {
-					token.NotifyFailure()
 					r.Retried = false
-					out.End, out.Err = s.endFor(ctx, serr)
-					return out
+					return stopOn(settleFailure, nil, serr)
 				}
 				next, err = token.ScheduleRetry(ctx, throttle)
 			}
 			delay = max(delay-s.now().Sub(start), 0)
 		}
 		if err != nil {
-			token.NotifyFailure()
-			out.End, out.Err = s.endFor(ctx, err)
-			if waited {
+			if waited { // reported as retried: it is not
 				r.Retried = false
-			} else {
-				s.observe(Event{Kind: EventAttemptEnd, Record: r, Time: s.now()})
+				return stopOn(settleFailure, nil, err)
 			}
-			return out
+			return stopOn(settleFailure, r, err)
 		}
 		token = next
 		if !waited {
@@ -490,24 +528,21 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 		}
 		if s.Resume != nil {
 			// The retry's token was paid; a later invocation makes it.
-			out.End, out.Next = EndScheduled, plannedAt.Add(delay)
-			return out
+			e := stop(settleNone, nil, EndScheduled, nil)
+			e.next = plannedAt.Add(delay)
+			return e
 		}
 		// Superseded: the next attempt will be the last one so far. Drop
 		// what this one kept before the next one runs.
 		r.forget(s.KeepTail)
 		if err := s.sleep(ctx, delay); err != nil {
 			// The retry this token paid for will not run: give it back.
-			token.Cancel()
-			out.End, out.Err = s.endFor(ctx, err)
-			return out
+			return stopOn(settleCancel, nil, err)
 		}
 		previous = planned
 		if s.OnRetry != nil && !again {
 			if err := s.runHook(ctx, r, n+1, deadline); err != nil {
-				token.Cancel() // the retry it paid for does not run
-				out.End, out.Err = s.endFor(ctx, err)
-				return out
+				return stopOn(settleCancel, nil, err) // the retry it paid for does not run
 			}
 		}
 	}
