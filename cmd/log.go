@@ -25,9 +25,15 @@ type logger struct {
 	mu    sync.Mutex
 	tty   bool
 	last  *runner.Record
-	start time.Time // when the first attempt started, for the status line
-	state string    // the --state file of a durable sequence
-	ci    *ciLog    // CI markup around the lines (ci.go); nil outside CI
+	start time.Time        // when the first attempt started, for the status line
+	state string           // the --state file of a durable sequence
+	ci    *ciLog           // CI markup around the lines (ci.go); nil outside CI
+	now   func() time.Time // the status line's clock
+
+	// The run's limits, as the events carry them: the attempt limit (0:
+	// unlimited) and the successes in a row that end the run (≤ 1: the
+	// first).
+	maxAttempts, consecutive int
 
 	ttyHinted bool // the terminal-stop hint was printed
 
@@ -40,7 +46,7 @@ func newLogger(o *Options, p *plan) *logger {
 	if p.errOut != nil {
 		w = p.errOut.log() // a line of retry's never continues a child's
 	}
-	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: w, now: time.Now, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
 	if p.logFile != nil {
 		l.w, l.tty = p.logFile, false
 	}
@@ -59,6 +65,7 @@ func (l *logger) printf(format string, args ...any) {
 func (l *logger) warn(format string, args ...any) { l.printf(format, args...) }
 
 func (l *logger) observe(e runner.Event) {
+	l.maxAttempts, l.consecutive = e.MaxAttempts, e.Consecutive
 	l.ci.before(e)
 	defer l.ci.after(e)
 	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.p.final && !l.o.Wait {
@@ -108,14 +115,14 @@ func (l *logger) hook(e runner.Event) {
 // inARow says how many successes in a row the run has, with --consecutive:
 // " (2/3 in a row)"; "" without.
 func (l *logger) inARow(r *runner.Record) string {
-	if r == nil || l.p.strategy.Consecutive <= 1 {
+	if r == nil || l.consecutive <= 1 {
 		return ""
 	}
-	return fmt.Sprintf(" (%d/%d in a row)", r.Streak, l.p.strategy.Consecutive)
+	return fmt.Sprintf(" (%d/%d in a row)", r.Streak, l.consecutive)
 }
 
 func (l *logger) attemptLabel(n int) string {
-	if m := l.p.strategy.MaxAttempts; m > 0 {
+	if m := l.maxAttempts; m > 0 {
 		return fmt.Sprintf("attempt %d/%d", n, m)
 	}
 	return fmt.Sprintf("attempt %d", n)
@@ -144,7 +151,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
 	}
-	if d == acceptor.Succeed && (l.p.strategy.Consecutive <= 1 || r.Streak >= l.p.strategy.Consecutive) {
+	if d == acceptor.Succeed && (l.consecutive <= 1 || r.Streak >= l.consecutive) {
 		return // the success that ends the run: the end line says so
 	}
 	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
@@ -171,7 +178,7 @@ func (l *logger) end(out *runner.Outcome) {
 	case runner.EndScheduled:
 		if last != nil {
 			due := out.Next
-			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.p.strategy.MaxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
+			l.printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", attemptOf(n+1, l.maxAttempts), due.UTC().Format(stateTime), formatDuration(last.Delay), l.state)
 		}
 	case runner.EndSuccess:
 		if n == 1 {
@@ -367,7 +374,7 @@ func (l *logger) json(e runner.Event) {
 	case runner.EventAttemptEnd:
 		obj = recordJSON(e.Record)
 		obj["event"] = "attempt"
-		obj["max_attempts"] = l.p.strategy.MaxAttempts
+		obj["max_attempts"] = e.MaxAttempts
 		if l.notYet(e.Record) {
 			obj["pending"] = l.pending(e.Record)
 		}
@@ -411,11 +418,7 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 	if !l.tty || d < time.Second {
 		return runner.SleepContext(ctx, d)
 	}
-	start := l.p.strategy.Now
-	now := time.Now
-	if start != nil {
-		now = start
-	}
+	now := l.now
 	end := now().Add(d)
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -432,7 +435,7 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 				what = l.pending(l.last)
 			}
 			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
-			if c := l.p.strategy.Consecutive; c > 1 {
+			if c := l.consecutive; c > 1 {
 				label += fmt.Sprintf(", %d/%d in a row", l.last.Streak, c)
 			}
 		}
@@ -539,8 +542,8 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
 		"attempts":   attempts,
 	}
-	if p.strategy.Consecutive > 1 {
-		rep["consecutive"] = p.strategy.Consecutive
+	if o.Consecutive > 1 {
+		rep["consecutive"] = o.Consecutive
 	}
 	if out.Err != nil {
 		rep["error"] = out.Err.Error()

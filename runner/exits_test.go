@@ -15,10 +15,12 @@ import (
 
 // ledger is a bucket that records what the strategy does with each token.
 // ScheduleRetry finds the bucket empty from its empty-th call on (0:
-// never), with refill as the EmptyError's Refill.
+// never), for refills calls (0: for ever), with refill as the EmptyError's
+// Refill.
 type ledger struct {
 	acquireErr error
 	empty      int
+	refills    int
 	refill     time.Duration
 	scheduled  int
 	tokens     []*ledgerToken
@@ -45,7 +47,7 @@ type ledgerToken struct {
 
 func (t *ledgerToken) ScheduleRetry(context.Context, bool) (bucket.Token, error) {
 	t.l.scheduled++
-	if t.l.empty > 0 && t.l.scheduled >= t.l.empty {
+	if t.l.empty > 0 && t.l.scheduled >= t.l.empty && (t.l.refills == 0 || t.l.scheduled < t.l.empty+t.l.refills) {
 		return nil, &bucket.EmptyError{Cost: 14, Capacity: 500, Refill: t.l.refill}
 	}
 	t.settled = append(t.settled, "retry")
@@ -229,4 +231,26 @@ func TestEveryEndSettlesItsTokenAndReportsOnce(t *testing.T) {
 			})
 		})
 	}
+}
+
+// Every event carries the limits a log shows beside it.
+func TestEventsCarryTheLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newStrategy(constant(time.Second))
+		s.Consecutive = 2
+		s.Bucket = &ledger{empty: 1, refills: 1, refill: time.Second}
+		s.WaitForRefill = true
+		s.OnRetry = (&hookLog{t0: time.Now()}).hook
+		seen := map[EventKind]bool{}
+		s.Observe = func(e Event) {
+			seen[e.Kind] = true
+			if e.MaxAttempts != 5 || e.Consecutive != 2 {
+				t.Errorf("event %v carries %d attempts, %d in a row; want 5, 2", e.Kind, e.MaxAttempts, e.Consecutive)
+			}
+		}
+		s.Run(t.Context(), &script{codes: []int{1, 0}, t0: time.Now()})
+		if len(seen) != 5 {
+			t.Errorf("saw events %v, want all five kinds", seen)
+		}
+	})
 }

@@ -179,10 +179,15 @@ type Event struct {
 	// Record is the attempt the event is about (EventAttemptEnd).
 	Record *Record
 	// Attempt is the number of the attempt starting (EventAttemptStart).
-	Attempt     int
+	Attempt int
+	// MaxAttempts and Consecutive are the strategy's, on every event, so
+	// that a log can say "attempt 2/5" and "(1/3 in a row)" from the
+	// events alone.
 	MaxAttempts int
-	Time        time.Time
-	Outcome     *Outcome // EventEnd
+	Consecutive int
+	// Time is when the event happened, by the strategy's clock.
+	Time    time.Time
+	Outcome *Outcome // EventEnd
 	// Wait is how long the run waits for the token bucket's refill and
 	// Empty what the bucket said (EventBucketWait).
 	Wait  time.Duration
@@ -332,8 +337,10 @@ func SleepContext(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// observe reports e, with the strategy's limits.
 func (s *Strategy) observe(e Event) {
 	if s.Observe != nil {
+		e.MaxAttempts, e.Consecutive = s.MaxAttempts, s.Consecutive
 		s.Observe(e)
 	}
 }
@@ -565,7 +572,7 @@ func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline ti
 	}
 	res.Duration = s.now().Sub(start)
 	prev.Hook = res
-	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, MaxAttempts: s.MaxAttempts, Time: s.now(), Hook: res})
+	s.observe(Event{Kind: EventHook, Record: prev, Attempt: n, Time: s.now(), Hook: res})
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
 	}
@@ -591,7 +598,7 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 	start := s.now()
 	actx, cancel := s.attemptContext(ctx, start, deadline)
 	defer cancel()
-	s.observe(Event{Kind: EventAttemptStart, Attempt: n, MaxAttempts: s.MaxAttempts, Time: start})
+	s.observe(Event{Kind: EventAttemptStart, Attempt: n, Time: start})
 	res := src.Attempt(actx, n, s.MaxAttempts)
 	if res.Attempt == nil {
 		res.Attempt = &acceptor.Attempt{}
