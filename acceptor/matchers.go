@@ -6,11 +6,26 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxShownMatch bounds the matched text an output matcher shows as its
 // Value.
 const maxShownMatch = 80
+
+// truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
+// with "…". (acceptor/errorcode has its twin: a dozen lines are not worth
+// a package both would import.)
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
 
 // envAttempt returns the attempt of env, nil when there is none.
 func envAttempt(env *Env) *Attempt {

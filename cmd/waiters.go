@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
 )
 
 // loadWaiter loads the waiter of --waiter: from --waiter-file when given
@@ -13,7 +13,7 @@ import (
 // models), else from the botocore models built into retry, as
 // SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case. nil
 // without --waiter.
-func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
+func (o *Options) loadWaiter() (*waitermodel.Waiter, error) {
 	if o.Waiter == "" && o.WaiterFile == "" {
 		return nil, nil
 	}
@@ -21,12 +21,12 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 		return nil, usageError("--waiter-file: give --waiter NAME too, the name of a waiter in it (--list-waiters lists them)")
 	}
 	var (
-		wf   *acceptor.WaiterFile
+		wf   *waitermodel.WaiterFile
 		name = o.Waiter
 		err  error
 	)
 	if o.WaiterFile != "" {
-		if wf, err = acceptor.LoadWaiters(o.WaiterFile); err != nil {
+		if wf, err = waitermodel.LoadWaiters(o.WaiterFile); err != nil {
 			return nil, usageError("--waiter-file: %v", err)
 		}
 		if _, n, ok := strings.Cut(name, ":"); ok {
@@ -44,7 +44,7 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 		if name, err = m.Resolve(n); err != nil {
 			return nil, usageError("--waiter: %v", err)
 		}
-		if wf, err = acceptor.ParseWaiters(data); err != nil {
+		if wf, err = waitermodel.ParseWaiters(data); err != nil {
 			return nil, usageError("--waiter: built-in model of %s: %v", m.Service, err)
 		}
 	}
@@ -64,7 +64,7 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 // from.
 func listWaiters(o *Options) error {
 	if o.WaiterFile != "" {
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
+		wf, err := waitermodel.LoadWaiters(o.WaiterFile)
 		if err != nil {
 			return usageError("--waiter-file: %v", err)
 		}

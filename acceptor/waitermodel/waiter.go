@@ -1,4 +1,4 @@
-package acceptor
+package waitermodel
 
 import (
 	"bytes"
@@ -13,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
 )
 
 // Waiter is a named waiter of a model file: its acceptors, in order, ready
@@ -23,7 +26,7 @@ type Waiter struct {
 	// Acceptors are the waiter's acceptors in model order. Their names say
 	// where they come from: `waiter InstanceRunning acceptor 1 (pathAll
 	// "Reservations[].Instances[].State.Name" = "running")`.
-	Acceptors []Acceptor
+	Acceptors []acceptor.Acceptor
 
 	// Delay and MaxAttempts are a botocore waiter's constant delay between
 	// attempts and its number of attempts; both are zero for Smithy.
@@ -49,39 +52,6 @@ type Waiter struct {
 	// which compares the output with the operation's input: give --input
 	// (without it, input is {}).
 	UsesInput bool
-}
-
-// Expressions returns JMESPath expressions that cover what the waiter's
-// path acceptors observe of stdout, for NewDecoder(exprs, wrapped) with
-// wrapped set when the chain has an Input; in order, without duplicates.
-// A botocore path appears as written. A Smithy path addresses a document
-// that does not depend on the chain's Input (output: stdout; inputOutput:
-// {"input", "output"}), so it appears twice, as written and in a form for
-// the other kind of chain ("output | PATH", "{input: `{}`, output: @} |
-// PATH"). DecoderFor(chain) needs none of this and is simpler.
-func (w *Waiter) Expressions() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(e string) {
-		if !seen[e] {
-			seen[e] = true
-			out = append(out, e)
-		}
-	}
-	for _, a := range w.Acceptors {
-		m, ok := a.Matcher.(*PathMatch)
-		if !ok {
-			continue
-		}
-		add(m.expr.src)
-		switch m.scope {
-		case scopeOutput:
-			add("output | " + m.expr.src)
-		case scopeInputOutput:
-			add("{input: `{}`, output: @} | " + m.expr.src)
-		}
-	}
-	return out
 }
 
 // WaiterFile is a loaded model file: a botocore waiters-2.json or a Smithy
@@ -222,7 +192,7 @@ func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 		return nil, fmt.Errorf("no waiter %q; the waiters are: %s", name, strings.Join(names, ", "))
 	}
 	c := *w
-	c.Acceptors = append([]Acceptor(nil), w.Acceptors...)
+	c.Acceptors = append([]acceptor.Acceptor(nil), w.Acceptors...)
 	return &c, nil
 }
 
@@ -230,7 +200,7 @@ func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 func (f *WaiterFile) add(w *Waiter) error {
 	success := false
 	for _, a := range w.Acceptors {
-		success = success || a.State == StateSuccess
+		success = success || a.State == acceptor.StateSuccess
 	}
 	if !success {
 		return fmt.Errorf("waiter %s: no acceptor leads to the success state", w.Name)
@@ -246,14 +216,14 @@ func (f *WaiterFile) add(w *Waiter) error {
 
 // waiterState parses the state of a model's acceptor: success, failure or
 // retry (models know no throttle).
-func waiterState(s string) (State, error) {
+func waiterState(s string) (acceptor.State, error) {
 	switch s {
 	case "success":
-		return StateSuccess, nil
+		return acceptor.StateSuccess, nil
 	case "failure":
-		return StateFailure, nil
+		return acceptor.StateFailure, nil
 	case "retry":
-		return StateRetry, nil
+		return acceptor.StateRetry, nil
 	}
 	return 0, fmt.Errorf("unknown state %q (want success, failure or retry)", s)
 }
@@ -355,48 +325,48 @@ func botoToWaiter(name string, bw *botoWaiter) (*Waiter, error) {
 
 // botoAcceptorOf builds one botocore acceptor; its Name is the matcher's
 // description.
-func botoAcceptorOf(ba botoAcceptor) (Acceptor, error) {
+func botoAcceptorOf(ba botoAcceptor) (acceptor.Acceptor, error) {
 	st, err := waiterState(ba.State)
 	if err != nil {
-		return Acceptor{}, err
+		return acceptor.Acceptor{}, err
 	}
 	if ba.Expected == nil {
-		return Acceptor{}, errors.New(`no "expected" value`)
+		return acceptor.Acceptor{}, errors.New(`no "expected" value`)
 	}
 	expected, err := decodeJSONValue(ba.Expected)
 	if err != nil {
-		return Acceptor{}, err
+		return acceptor.Acceptor{}, err
 	}
 	switch ba.Matcher {
 	case "path", "pathAll", "pathAny":
-		mode := map[string]PathMode{"path": Path, "pathAll": PathAll, "pathAny": PathAny}[ba.Matcher]
+		mode := map[string]jmes.PathMode{"path": jmes.Path, "pathAll": jmes.PathAll, "pathAny": jmes.PathAny}[ba.Matcher]
 		if ba.Argument == nil {
-			return Acceptor{}, fmt.Errorf("%s matcher without an argument", ba.Matcher)
+			return acceptor.Acceptor{}, fmt.Errorf("%s matcher without an argument", ba.Matcher)
 		}
-		m, err := NewPathMatcher(*ba.Argument, mode, expected)
+		m, err := jmes.NewPathMatcher(*ba.Argument, mode, expected)
 		if err != nil {
-			return Acceptor{}, err
+			return acceptor.Acceptor{}, err
 		}
-		return Acceptor{State: st, Matcher: m, Name: m.describe()}, nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: m.String()}, nil
 	case "status":
 		n, ok := expected.(float64)
 		if !ok || n != math.Trunc(n) || n < 100 || n > 599 {
-			return Acceptor{}, fmt.Errorf("status matcher expecting %s: want an HTTP status, 100–599", ba.Expected)
+			return acceptor.Acceptor{}, fmt.Errorf("status matcher expecting %s: want an HTTP status, 100–599", ba.Expected)
 		}
-		return Acceptor{State: st, Matcher: StatusMatcher(Codes{{int(n), int(n)}}), Name: fmt.Sprintf("status %d", int(n))}, nil
+		return acceptor.Acceptor{State: st, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: int(n), Hi: int(n)}}), Name: fmt.Sprintf("status %d", int(n))}, nil
 	case "error":
 		switch e := expected.(type) {
 		case bool:
-			return Acceptor{State: st, Matcher: ErrorMatcher(strconv.FormatBool(e)), Name: fmt.Sprintf("error %t", e)}, nil
+			return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(strconv.FormatBool(e)), Name: fmt.Sprintf("error %t", e)}, nil
 		case string:
 			if strings.TrimSpace(e) == "" {
-				return Acceptor{}, errors.New("error matcher expecting an empty error code")
+				return acceptor.Acceptor{}, errors.New("error matcher expecting an empty error code")
 			}
-			return Acceptor{State: st, Matcher: ErrorMatcher(e), Name: fmt.Sprintf("error %q", e)}, nil
+			return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(e), Name: fmt.Sprintf("error %q", e)}, nil
 		}
-		return Acceptor{}, fmt.Errorf("error matcher expecting %s: want an error code, true or false", ba.Expected)
+		return acceptor.Acceptor{}, fmt.Errorf("error matcher expecting %s: want an error code, true or false", ba.Expected)
 	}
-	return Acceptor{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", ba.Matcher)
+	return acceptor.Acceptor{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", ba.Matcher)
 }
 
 type smithyShape struct {
@@ -511,13 +481,13 @@ func smithyToWaiter(name, op string, sw *smithyWaiter, shapes map[string]smithyS
 
 // smithyAcceptorOf builds one Smithy acceptor; its Name is the matcher's
 // description.
-func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc Acceptor, usesInput bool, err error) {
+func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc acceptor.Acceptor, usesInput bool, err error) {
 	st, err := waiterState(sa.State)
 	if err != nil {
-		return Acceptor{}, false, err
+		return acceptor.Acceptor{}, false, err
 	}
 	if len(sa.Matcher) != 1 {
-		return Acceptor{}, false, fmt.Errorf("the matcher must set exactly one of output, inputOutput, success and errorType (it sets %d)", len(sa.Matcher))
+		return acceptor.Acceptor{}, false, fmt.Errorf("the matcher must set exactly one of output, inputOutput, success and errorType (it sets %d)", len(sa.Matcher))
 	}
 	var kind string
 	var raw json.RawMessage
@@ -528,44 +498,44 @@ func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc Acc
 	case "output", "inputOutput":
 		m, desc, err := smithyPathMatcher(kind, raw)
 		if err != nil {
-			return Acceptor{}, false, err
+			return acceptor.Acceptor{}, false, err
 		}
-		return Acceptor{State: st, Matcher: m, Name: kind + " " + desc}, kind == "inputOutput", nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: kind + " " + desc}, kind == "inputOutput", nil
 	case "success":
 		var ok bool
 		if err := json.Unmarshal(raw, &ok); err != nil {
-			return Acceptor{}, false, fmt.Errorf("success matcher: want true or false, not %s", raw)
+			return acceptor.Acceptor{}, false, fmt.Errorf("success matcher: want true or false, not %s", raw)
 		}
 		// success: true matches an attempt without error, false any error.
-		return Acceptor{State: st, Matcher: ErrorMatcher(strconv.FormatBool(!ok)), Name: fmt.Sprintf("success %t", ok)}, false, nil
+		return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(strconv.FormatBool(!ok)), Name: fmt.Sprintf("success %t", ok)}, false, nil
 	case "errorType":
 		var et string
 		if err := json.Unmarshal(raw, &et); err != nil || strings.TrimSpace(et) == "" {
-			return Acceptor{}, false, fmt.Errorf("errorType matcher: want an error shape name, not %s", raw)
+			return acceptor.Acceptor{}, false, fmt.Errorf("errorType matcher: want an error shape name, not %s", raw)
 		}
 		code := et
 		if i := strings.LastIndexByte(code, '#'); i >= 0 {
 			code = code[i+1:] // an absolute shape ID matches on its name
 		}
 		if strings.TrimSpace(code) == "" {
-			return Acceptor{}, false, fmt.Errorf("errorType matcher: %q has no shape name", et)
+			return acceptor.Acceptor{}, false, fmt.Errorf("errorType matcher: %q has no shape name", et)
 		}
 		name := fmt.Sprintf("errorType %q", et)
-		m := ErrorMatcher(code)
+		m := acceptor.ErrorMatcher(code)
 		if status := smithyHTTPError(shapes, et); status > 0 {
 			// The AWS CLI reports a modelled error without a body (S3's
 			// HeadBucket NotFound) by its status: An error occurred (404).
-			m = anyMatcher(m, StatusMatcher(Codes{{status, status}}))
+			m = anyMatcher(m, acceptor.StatusMatcher(acceptor.Codes{{Lo: status, Hi: status}}))
 			name = fmt.Sprintf("errorType %q or status %d", et, status)
 		}
-		return Acceptor{State: st, Matcher: m, Name: name}, false, nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: name}, false, nil
 	}
-	return Acceptor{}, false, fmt.Errorf("unknown matcher %q (want output, inputOutput, success or errorType)", kind)
+	return acceptor.Acceptor{}, false, fmt.Errorf("unknown matcher %q (want output, inputOutput, success or errorType)", kind)
 }
 
 // smithyPathMatcher builds the matcher of an output or inputOutput
 // PathMatcher structure, and describes it for the acceptor's name.
-func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, error) {
+func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, string, error) {
 	var sp smithyPath
 	if err := json.Unmarshal(raw, &sp); err != nil {
 		return nil, "", fmt.Errorf("%s matcher: %v", kind, err)
@@ -577,13 +547,13 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, er
 	if err := json.Unmarshal(sp.Expected, &expected); err != nil || sp.Expected == nil {
 		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, orNone(sp.Expected))
 	}
-	var mode PathMode
+	var mode jmes.PathMode
 	var want any = expected
 	switch sp.Comparator {
 	case "stringEquals":
-		mode = Path
+		mode = jmes.Path
 	case "booleanEquals":
-		mode = Path
+		mode = jmes.Path
 		switch expected {
 		case "true":
 			want = true
@@ -593,21 +563,21 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, er
 			return nil, "", fmt.Errorf("%s matcher: booleanEquals expects \"true\" or \"false\", not %q", kind, expected)
 		}
 	case "allStringEquals":
-		mode = PathAll
+		mode = jmes.PathAll
 	case "anyStringEquals":
-		mode = PathAny
+		mode = jmes.PathAny
 	default:
 		return nil, "", fmt.Errorf("%s matcher: unknown comparator %q (want stringEquals, booleanEquals, allStringEquals or anyStringEquals)", kind, sp.Comparator)
 	}
-	m, err := NewPathMatcher(*sp.Path, mode, want)
+	m, err := jmes.NewPathMatcher(*sp.Path, mode, want)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s matcher: %v", kind, err)
 	}
-	m.scope = scopeOutput
+	m.SetScope(jmes.ScopeOutput)
 	if kind == "inputOutput" {
-		m.scope = scopeInputOutput
+		m.SetScope(jmes.ScopeInputOutput)
 	}
-	return m, fmt.Sprintf("%s %q = %s", sp.Comparator, *sp.Path, shownJSON(want, maxShownValue)), nil
+	return m, m.Describe(sp.Comparator), nil
 }
 
 func orNone(raw json.RawMessage) string {
@@ -644,9 +614,9 @@ func smithyHTTPError(shapes map[string]smithyShape, errorType string) int {
 
 // anyMatcher matches when one of ms matches, with the first match's value;
 // else it reports the first matcher's result.
-func anyMatcher(ms ...Matcher) Matcher {
-	return MatcherFunc(func(env *Env) Result {
-		var first Result
+func anyMatcher(ms ...acceptor.Matcher) acceptor.Matcher {
+	return acceptor.MatcherFunc(func(env *acceptor.Env) acceptor.Result {
+		var first acceptor.Result
 		for i, m := range ms {
 			r := m.Match(env)
 			if r.Matched {

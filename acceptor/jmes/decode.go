@@ -1,4 +1,4 @@
-package acceptor
+package jmes
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jmespath/go-jmespath"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // This file builds, for a set of JMESPath expressions, only the parts of a
@@ -516,7 +518,7 @@ func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 // Queries are applied to stdout itself. Matchers of other kinds are assumed
 // not to read Env.Document: a custom matcher that does sees the pruned
 // document.
-func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
+func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, error) {
 	an := newAnalyzer()
 	var stdout *need
 	wrapped := c.Input != nil
@@ -526,7 +528,7 @@ func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
 			continue
 		}
 		n := an.needOf(m.expr.src)
-		if m.scope == scopeInputOutput || (m.scope == scopeDocument && wrapped) {
+		if m.scope == ScopeInputOutput || (m.scope == ScopeDocument && wrapped) {
 			n = an.field(n, "output")
 		}
 		stdout = an.merge(stdout, n)
