@@ -11,19 +11,19 @@ import (
 // Matcher is the condition of an acceptor. Match looks at the attempt in env
 // and reports whether it matches, with the value it saw (for logs and the
 // report). A matcher that cannot evaluate (a JMESPath runtime error, stdout
-// that is not JSON) does not match and says why in Result.Warning.
+// that is not JSON) does not match and says why in MatchResult.Warning.
 type Matcher interface {
-	Match(env *Env) Result
+	Match(env *Env) MatchResult
 }
 
 // MatcherFunc adapts a function to a Matcher.
-type MatcherFunc func(env *Env) Result
+type MatcherFunc func(env *Env) MatchResult
 
 // Match calls f(env).
-func (f MatcherFunc) Match(env *Env) Result { return f(env) }
+func (f MatcherFunc) Match(env *Env) MatchResult { return f(env) }
 
-// Result is one matcher's answer for one attempt.
-type Result struct {
+// MatchResult is one matcher's answer for one attempt.
+type MatchResult struct {
 	Matched bool
 	// Value is what the matcher looked at, as the log shows it: the exit
 	// status, the error code, the JMESPath result as JSON, ….

@@ -74,7 +74,7 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 	if file == "" {
 		return completeBuiltinWaiter(prefix)
 	}
-	wf, err := waitermodel.LoadWaiters(file)
+	wf, err := waitermodel.Load(file)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

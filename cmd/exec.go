@@ -301,7 +301,7 @@ func buildPlan(o *Options) (*plan, error) {
 }
 
 // budget returns the attempt limit.
-func (o *Options) budget(w *waitermodel.Waiter) (int, error) {
+func (o *Options) budget(w *waitermodel.Model) (int, error) {
 	attempts := o.Attempts
 	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
 		attempts = w.MaxAttempts
@@ -314,7 +314,7 @@ func (o *Options) budget(w *waitermodel.Waiter) (int, error) {
 
 // backoff builds the backoff for ordinary retries and the one for
 // throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *waitermodel.Waiter) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
 	kind, delay, maxDelay, jitter := o.Backoff, o.Delay, o.MaxDelay, o.Jitter
 	if w != nil && !o.given("backoff") {
 		if w.Smithy {
@@ -385,7 +385,7 @@ func (o *Options) backoff(w *waitermodel.Waiter) (bo, throttle backoff.Backoff, 
 
 // chain builds the acceptor chain: flags in command-line order, then the
 // waiter's acceptors, then the fallback of run or wait.
-func (o *Options) chain(w *waitermodel.Waiter) (*acceptor.Chain, error) {
+func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
 	if o.Wait {
 		c.Fallback = acceptor.WaitFallback

@@ -25,7 +25,7 @@ import (
 const exitIOError = 74
 
 // maxInputFile bounds what retry reads from a file given to --input @FILE
-// and --data @FILE (or stdin for @-): 64 MiB, the bound waitermodel.LoadWaiters
+// and --data @FILE (or stdin for @-): 64 MiB, the bound waitermodel.Load
 // keeps for --waiter-file too. A model or a
 // request body beyond that is a mistake (or /dev/zero), not an input.
 const maxInputFile = 64 << 20

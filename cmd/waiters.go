@@ -13,7 +13,7 @@ import (
 // models), else from the botocore models built into retry, as
 // SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case. nil
 // without --waiter.
-func (o *Options) loadWaiter() (*waitermodel.Waiter, error) {
+func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	if o.Waiter == "" && o.WaiterFile == "" {
 		return nil, nil
 	}
@@ -21,12 +21,12 @@ func (o *Options) loadWaiter() (*waitermodel.Waiter, error) {
 		return nil, usageError("--waiter-file: give --waiter NAME too, the name of a waiter in it (--list-waiters lists them)")
 	}
 	var (
-		wf   *waitermodel.WaiterFile
+		wf   *waitermodel.File
 		name = o.Waiter
 		err  error
 	)
 	if o.WaiterFile != "" {
-		if wf, err = waitermodel.LoadWaiters(o.WaiterFile); err != nil {
+		if wf, err = waitermodel.Load(o.WaiterFile); err != nil {
 			return nil, usageError("--waiter-file: %v", err)
 		}
 		if _, n, ok := strings.Cut(name, ":"); ok {
@@ -44,11 +44,11 @@ func (o *Options) loadWaiter() (*waitermodel.Waiter, error) {
 		if name, err = m.Resolve(n); err != nil {
 			return nil, usageError("--waiter: %v", err)
 		}
-		if wf, err = waitermodel.ParseWaiters(data); err != nil {
+		if wf, err = waitermodel.Parse(data); err != nil {
 			return nil, usageError("--waiter: built-in model of %s: %v", m.Service, err)
 		}
 	}
-	w, err := wf.Waiter(name)
+	w, err := wf.Model(name)
 	if err != nil {
 		return nil, usageError("--waiter: %v", err)
 	}
@@ -64,7 +64,7 @@ func (o *Options) loadWaiter() (*waitermodel.Waiter, error) {
 // from.
 func listWaiters(o *Options) error {
 	if o.WaiterFile != "" {
-		wf, err := waitermodel.LoadWaiters(o.WaiterFile)
+		wf, err := waitermodel.Load(o.WaiterFile)
 		if err != nil {
 			return usageError("--waiter-file: %v", err)
 		}

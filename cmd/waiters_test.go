@@ -29,7 +29,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wf, err := waitermodel.ParseWaiters(data)
+		wf, err := waitermodel.Parse(data)
 		if err != nil {
 			t.Errorf("%s: %v", m.Service, err)
 			continue
@@ -50,7 +50,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 			if err == nil && w.Name != name {
 				t.Errorf("%s: loaded %s, want %s", o.Waiter, w.Name, name)
 			}
-			if _, err := wf.Waiter(name); err != nil {
+			if _, err := wf.Model(name); err != nil {
 				t.Errorf("%s:%s: not in the model: %v", m.Service, name, err)
 			}
 			if err != nil {

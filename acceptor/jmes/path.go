@@ -48,7 +48,7 @@ func (m PathMode) String() string {
 	return "path"
 }
 
-// maxShownValue bounds the JSON a path matcher shows as its Result.Value.
+// maxShownValue bounds the JSON a path matcher shows as its MatchResult.Value.
 const maxShownValue = 200
 
 // Scope says which document a path matcher evaluates its expression on.
@@ -76,7 +76,7 @@ const (
 // failed attempt it does not match and has nothing to say. Stdout that is
 // not JSON, a JMESPath runtime error (length(null)) and an internal failure
 // of the JMESPath library do not match either, and say why in
-// Result.Warning.
+// MatchResult.Warning.
 type PathMatch struct {
 	expr     *jmesExpr
 	mode     PathMode
@@ -140,20 +140,20 @@ func (m *PathMatch) Expected() any { return m.expected }
 // compares the result with the expected value. Value is the result as
 // compact JSON, cut to about 200 bytes; Detail, on a match, the botocore
 // explanation.
-func (m *PathMatch) Match(env *acceptor.Env) acceptor.Result {
+func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	if env == nil || env.Attempt == nil || env.Attempt.Failed {
-		return acceptor.Result{}
+		return acceptor.MatchResult{}
 	}
 	doc, err := env.Document()
 	if err != nil {
-		return acceptor.Result{Warning: err.Error()}
+		return acceptor.MatchResult{Warning: err.Error()}
 	}
 	doc = m.scopeDoc(env, doc)
 	v, err := m.expr.search(doc)
 	if err != nil {
-		return acceptor.Result{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
+		return acceptor.MatchResult{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
 	}
-	r := acceptor.Result{Value: shownJSON(v, maxShownValue)}
+	r := acceptor.MatchResult{Value: shownJSON(v, maxShownValue)}
 	switch m.mode {
 	case Path:
 		r.Matched = jsonEqual(v, m.expected)

@@ -237,27 +237,27 @@ func TestPathMatchResult(t *testing.T) {
 		name string
 		m    acceptor.Matcher
 		a    *acceptor.Attempt
-		want acceptor.Result
+		want acceptor.MatchResult
 	}{
 		{"path", m("a.b=x", Path), stdoutAttempt(`{"a":{"b":"x"}}`),
-			acceptor.Result{Matched: true, Value: `"x"`, Detail: `For expression "a.b" we matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `"x"`, Detail: `For expression "a.b" we matched expected path: "x"`}},
 		{"path true", m("a", Path), stdoutAttempt(`{"a":true}`),
-			acceptor.Result{Matched: true, Value: `true`, Detail: `For expression "a" we matched expected path: "true"`}},
+			acceptor.MatchResult{Matched: true, Value: `true`, Detail: `For expression "a" we matched expected path: "true"`}},
 		{"pathAll", m("a[].s=x", PathAll), stdoutAttempt(`{"a":[{"s":"x"}]}`),
-			acceptor.Result{Matched: true, Value: `["x"]`, Detail: `For expression "a[].s" all members matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `["x"]`, Detail: `For expression "a[].s" all members matched expected path: "x"`}},
 		{"pathAny", m("a=1", PathAny), stdoutAttempt(`{"a":[2,1]}`),
-			acceptor.Result{Matched: true, Value: `[2,1]`, Detail: `For expression "a" we matched expected path: "1" at least once`}},
+			acceptor.MatchResult{Matched: true, Value: `[2,1]`, Detail: `For expression "a" we matched expected path: "1" at least once`}},
 		{"no match", m("a=x", Path), stdoutAttempt(`{"a":{"k":"<&>","b":[1e21,1e-7,0.5,100]}}`),
-			acceptor.Result{Value: `{"b":[1e+21,1e-7,0.5,100],"k":"<&>"}`}},
-		{"missing", m("a=x", Path), stdoutAttempt(`{}`), acceptor.Result{Value: `null`}},
-		{"failed attempt", m("a=x", Path), &acceptor.Attempt{Failed: true, ExitCode: 1, Stdout: stdoutAttempt(`{"a":"x"}`).Stdout}, acceptor.Result{}},
-		{"not JSON", m("a=x", Path), stdoutAttempt(`a: x`), acceptor.Result{Warning: "stdout is not JSON: invalid character 'a' looking for beginning of value"}},
+			acceptor.MatchResult{Value: `{"b":[1e+21,1e-7,0.5,100],"k":"<&>"}`}},
+		{"missing", m("a=x", Path), stdoutAttempt(`{}`), acceptor.MatchResult{Value: `null`}},
+		{"failed attempt", m("a=x", Path), &acceptor.Attempt{Failed: true, ExitCode: 1, Stdout: stdoutAttempt(`{"a":"x"}`).Stdout}, acceptor.MatchResult{}},
+		{"not JSON", m("a=x", Path), stdoutAttempt(`a: x`), acceptor.MatchResult{Warning: "stdout is not JSON: invalid character 'a' looking for beginning of value"}},
 		{"runtime error", m("length(a)=1", Path), stdoutAttempt(`{"a":null}`),
-			acceptor.Result{Warning: `evaluating "length(a)": Invalid type for: <nil>, expected: []jmespath.jpType{"string", "array", "object"}`}},
+			acceptor.MatchResult{Warning: `evaluating "length(a)": Invalid type for: <nil>, expected: []jmespath.jpType{"string", "array", "object"}`}},
 		{"library panic", m("contains(a, b)", Path), stdoutAttempt(`{"a":[{"k":1}],"b":{"k":1}}`),
-			acceptor.Result{Warning: `evaluating "contains(a, b)": the JMESPath library failed: runtime error: comparing uncomparable type map[string]interface {}`}},
+			acceptor.MatchResult{Warning: `evaluating "contains(a, b)": the JMESPath library failed: runtime error: comparing uncomparable type map[string]interface {}`}},
 		{"long value", m("a=x", PathAny), stdoutAttempt(big),
-			acceptor.Result{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
+			acceptor.MatchResult{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
 	}
 	for _, tt := range tests {
 		got := tt.m.Match(acceptor.NewEnv(tt.a))
@@ -265,10 +265,10 @@ func TestPathMatchResult(t *testing.T) {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
 	}
-	if r := m("a", Path).Match(nil); r != (acceptor.Result{}) {
+	if r := m("a", Path).Match(nil); r != (acceptor.MatchResult{}) {
 		t.Errorf("nil env: %+v", r)
 	}
-	if r := m("a", Path).Match(&acceptor.Env{}); r != (acceptor.Result{}) {
+	if r := m("a", Path).Match(&acceptor.Env{}); r != (acceptor.MatchResult{}) {
 		t.Errorf("no attempt: %+v", r)
 	}
 	p := m("a[]=x", PathAll).(*PathMatch)

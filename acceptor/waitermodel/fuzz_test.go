@@ -23,7 +23,7 @@ func FuzzParseWaiters(f *testing.F) {
 	f.Add([]byte(`{"version":2,"waiters":{"W":{"delay":1,"maxAttempts":2,"operation":"Op","acceptors":[{"matcher":"path","argument":"a","expected":true,"state":"success"}]}}}`))
 	f.Add([]byte(`{"smithy":"2.0","shapes":{}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		wf, err := ParseWaiters(data)
+		wf, err := Parse(data)
 		if err != nil {
 			return
 		}
@@ -32,7 +32,7 @@ func FuzzParseWaiters(f *testing.F) {
 			t.Fatalf("a model without waiters loaded")
 		}
 		for _, n := range names {
-			w, err := wf.Waiter(n)
+			w, err := wf.Model(n)
 			if err != nil {
 				t.Fatalf("Waiter(%q) of a listed name: %v", n, err)
 			}

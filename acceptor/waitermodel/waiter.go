@@ -18,9 +18,9 @@ import (
 	"github.com/retry-dev/retry/acceptor/jmes"
 )
 
-// Waiter is a named waiter of a model file: its acceptors, in order, ready
-// for a Chain, and its timing.
-type Waiter struct {
+// Model is the model of one named waiter of a model file: its acceptors,
+// in order, ready for an acceptor.Chain, and its timing.
+type Model struct {
 	Name string
 
 	// Acceptors are the waiter's acceptors in model order. Their names say
@@ -54,30 +54,30 @@ type Waiter struct {
 	UsesInput bool
 }
 
-// WaiterFile is a loaded model file: a botocore waiters-2.json or a Smithy
+// File is a loaded model file: a botocore waiters-2.json or a Smithy
 // JSON AST model.
-type WaiterFile struct {
-	// Path is the file's path as given ("" for ParseWaiters).
+type File struct {
+	// Path is the file's path as given ("" for Parse).
 	Path string
 	// Smithy reports that the file is a Smithy model.
 	Smithy bool
 
-	waiters map[string]*Waiter
+	waiters map[string]*Model
 }
 
 // MaxModelSize bounds a waiter model file: 64 MiB, well above the largest
 // botocore model (EC2's is under 100 KB).
 const MaxModelSize = 64 << 20
 
-// LoadWaiters reads and validates the waiter model at path; see
-// ParseWaiters. It refuses what is not a regular file (a FIFO would block,
+// Load reads and validates the waiter model file at path; see
+// Parse. It refuses what is not a regular file (a FIFO would block,
 // /dev/zero never ends) and a file larger than MaxModelSize.
-func LoadWaiters(path string) (*WaiterFile, error) {
+func Load(path string) (*File, error) {
 	b, err := readModel(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := ParseWaiters(b)
+	f, err := Parse(b)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -122,7 +122,7 @@ func readModel(path string) ([]byte, error) {
 	return b, nil
 }
 
-// ParseWaiters reads a waiter model and validates every waiter in it.
+// Parse reads a waiter model file and validates every waiter in it.
 //
 // A botocore waiters-2.json has a top-level "version" (which must be 2)
 // and "waiters"; its matchers are path, pathAll, pathAny, status and error.
@@ -136,12 +136,12 @@ func readModel(path string) ([]byte, error) {
 // minDelay > maxDelay, a booleanEquals expecting something other than
 // "true" or "false", an expression that does not compile. A model with no
 // waiters is an error too.
-func ParseWaiters(data []byte) (*WaiterFile, error) {
+func Parse(data []byte) (*File, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("not a waiter model: %v", err)
 	}
-	f := &WaiterFile{waiters: map[string]*Waiter{}}
+	f := &File{waiters: map[string]*Model{}}
 	var err error
 	switch {
 	case top["smithy"] != nil && top["shapes"] != nil:
@@ -162,7 +162,7 @@ func ParseWaiters(data []byte) (*WaiterFile, error) {
 }
 
 // Names returns the names of the waiters, sorted.
-func (f *WaiterFile) Names() []string {
+func (f *File) Names() []string {
 	names := make([]string, 0, len(f.waiters))
 	for n := range f.waiters {
 		names = append(names, n)
@@ -174,10 +174,10 @@ func (f *WaiterFile) Names() []string {
 // maxListed is how many names the error of an unknown waiter lists.
 const maxListed = 20
 
-// Waiter returns the waiter called name (case matters). The error of an
-// unknown name lists the names there are (the first 20, and the count). The Waiter is a copy: changing
-// it does not change f.
-func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
+// Model returns the model of the waiter called name (case matters). The
+// error of an unknown name lists the names there are (the first 20, and the
+// count). The Model is a copy: changing it does not change f.
+func (f *File) Model(name string) (*Model, error) {
 	w, ok := f.waiters[name]
 	if !ok {
 		names := f.Names()
@@ -197,7 +197,7 @@ func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 }
 
 // add validates w (states, a success acceptor) and adds it.
-func (f *WaiterFile) add(w *Waiter) error {
+func (f *File) add(w *Model) error {
 	success := false
 	for _, a := range w.Acceptors {
 		success = success || a.State == acceptor.StateSuccess
@@ -259,7 +259,7 @@ type botoAcceptor struct {
 	Expected json.RawMessage `json:"expected"`
 }
 
-func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
+func (f *File) parseBotocore(top map[string]json.RawMessage) error {
 	if v := top["version"]; v == nil || strings.TrimSpace(string(v)) != "2" {
 		shown := "none"
 		if v != nil {
@@ -281,7 +281,7 @@ func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
 		if err := json.Unmarshal(waiters[name], &bw); err != nil {
 			return fmt.Errorf("waiter %s: %v", name, err)
 		}
-		w, err := botoToWaiter(name, &bw)
+		w, err := botoToModel(name, &bw)
 		if err != nil {
 			return fmt.Errorf("waiter %s: %v", name, err)
 		}
@@ -292,8 +292,8 @@ func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
 	return nil
 }
 
-func botoToWaiter(name string, bw *botoWaiter) (*Waiter, error) {
-	w := &Waiter{Name: name, Operation: bw.Operation, Documentation: bw.Description}
+func botoToModel(name string, bw *botoWaiter) (*Model, error) {
+	w := &Model{Name: name, Operation: bw.Operation, Documentation: bw.Description}
 	if bw.Delay == nil {
 		return nil, errors.New(`no "delay"`)
 	}
@@ -398,7 +398,7 @@ const (
 	smithyMaxDelay = 120 * time.Second
 )
 
-func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
+func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 	var shapes map[string]smithyShape
 	if err := json.Unmarshal(top["shapes"], &shapes); err != nil {
 		return fmt.Errorf("shapes: %v", err)
@@ -432,7 +432,7 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 			if err := dec.Decode(&sw); err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
-			w, err := smithyToWaiter(name, op, &sw, shapes)
+			w, err := smithyToModel(name, op, &sw, shapes)
 			if err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
@@ -444,8 +444,8 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 	return nil
 }
 
-func smithyToWaiter(name, op string, sw *smithyWaiter, shapes map[string]smithyShape) (*Waiter, error) {
-	w := &Waiter{Name: name, Smithy: true, Operation: op, Documentation: sw.Documentation,
+func smithyToModel(name, op string, sw *smithyWaiter, shapes map[string]smithyShape) (*Model, error) {
+	w := &Model{Name: name, Smithy: true, Operation: op, Documentation: sw.Documentation,
 		MinDelay: smithyMinDelay, MaxDelay: smithyMaxDelay}
 	for _, d := range []struct {
 		field string
@@ -615,8 +615,8 @@ func smithyHTTPError(shapes map[string]smithyShape, errorType string) int {
 // anyMatcher matches when one of ms matches, with the first match's value;
 // else it reports the first matcher's result.
 func anyMatcher(ms ...acceptor.Matcher) acceptor.Matcher {
-	return acceptor.MatcherFunc(func(env *acceptor.Env) acceptor.Result {
-		var first acceptor.Result
+	return acceptor.MatcherFunc(func(env *acceptor.Env) acceptor.MatchResult {
+		var first acceptor.MatchResult
 		for i, m := range ms {
 			r := m.Match(env)
 			if r.Matched {

@@ -26,13 +26,13 @@ func errorAttempt(code string) *acceptor.Attempt {
 	return &acceptor.Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: code}
 }
 
-func loadWaiter(t *testing.T, file, name string) *Waiter {
+func loadWaiter(t *testing.T, file, name string) *Model {
 	t.Helper()
-	f, err := LoadWaiters(filepath.Join("testdata", file))
+	f, err := Load(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := f.Waiter(name)
+	w, err := f.Model(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func loadWaiter(t *testing.T, file, name string) *Waiter {
 }
 
 // waitChain is the chain retry wait builds for w alone.
-func waitChain(w *Waiter, input any) *acceptor.Chain {
+func waitChain(w *Model, input any) *acceptor.Chain {
 	c := &acceptor.Chain{Acceptors: w.Acceptors, Fallback: acceptor.WaitFallback, Input: input}
 	c.Decode = jmes.DecoderFor(c)
 	return c
@@ -57,7 +57,7 @@ func TestWaiterModelsLoad(t *testing.T) {
 	}
 	total := 0
 	for _, file := range files {
-		f, err := LoadWaiters(file)
+		f, err := Load(file)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
@@ -86,7 +86,7 @@ func TestWaiterModelsLoad(t *testing.T) {
 			t.Errorf("%s: Names() = %v, want %v", file, got, want)
 		}
 		for _, name := range want {
-			w, err := f.Waiter(name)
+			w, err := f.Model(name)
 			if err != nil {
 				t.Errorf("%s: %v", file, err)
 				continue
@@ -283,7 +283,7 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 
 func TestSmithyModel(t *testing.T) {
 	t.Parallel()
-	f, err := LoadWaiters("testdata/smithy-model.json")
+	f, err := Load("testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,44 +438,44 @@ func TestWaiterValidation(t *testing.T) {
 			`"ns#B": {"type": "operation", "traits": {"smithy.waiters#waitable": {"READY": {"acceptors": [` + sok + `]}}}}}}`, "waiter READY: defined twice (as Ready too)"},
 	}
 	for _, tt := range tests {
-		_, err := ParseWaiters([]byte(tt.model))
+		_, err := Parse([]byte(tt.model))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s:\n got %v\nwant …%s…", tt.model, err, tt.want)
 		}
 	}
 	// The valid forms of the same shapes load.
 	for _, m := range []string{acc(ok), sacc(sok), sacc(out("a", `"false"`, "booleanEquals")), sacc(out("a[]", `"x"`, "allStringEquals"))} {
-		if _, err := ParseWaiters([]byte(m)); err != nil {
+		if _, err := Parse([]byte(m)); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
 }
 
-func TestLoadWaitersErrors(t *testing.T) {
+func TestLoadErrors(t *testing.T) {
 	t.Parallel()
-	if _, err := LoadWaiters("testdata/no-such-file.json"); err == nil || !os.IsNotExist(err) {
+	if _, err := Load("testdata/no-such-file.json"); err == nil || !os.IsNotExist(err) {
 		t.Errorf("missing file: %v", err)
 	}
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"version": 2, "waiters": {"W": {"delay": 1, "maxAttempts": 1, "acceptors": [{"state": "success", "matcher": "path", "argument": "a\u0080", "expected": 1}]}}}`), 0o600)
-	if _, err := LoadWaiters(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": waiter W: acceptor 1: invalid JMESPath expression") {
+	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": waiter W: acceptor 1: invalid JMESPath expression") {
 		t.Errorf("got %v", err)
 	}
-	f, err := LoadWaiters("testdata/waiter-models/s3-waiters-2.json")
+	f, err := Load("testdata/waiter-models/s3-waiters-2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Waiter("BucketGone"); err == nil ||
+	if _, err := f.Model("BucketGone"); err == nil ||
 		err.Error() != `no waiter "BucketGone"; the waiters are: BucketExists, BucketNotExists, ObjectExists, ObjectNotExists` {
 		t.Errorf("got %v", err)
 	}
-	if _, err := f.Waiter("bucketexists"); err == nil || err.Error() != `no waiter "bucketexists" (did you mean BucketExists?)` {
+	if _, err := f.Model("bucketexists"); err == nil || err.Error() != `no waiter "bucketexists" (did you mean BucketExists?)` {
 		t.Errorf("got %v", err)
 	}
-	w, _ := f.Waiter("BucketExists")
+	w, _ := f.Model("BucketExists")
 	w.Acceptors[0] = acceptor.Acceptor{}
-	if w2, _ := f.Waiter("BucketExists"); w2.Acceptors[0].Matcher == nil {
+	if w2, _ := f.Model("BucketExists"); w2.Acceptors[0].Matcher == nil {
 		t.Error("Waiter returns the file's own acceptors")
 	}
 }
