@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -57,69 +54,10 @@ type Model struct {
 // File is a loaded model file: a botocore waiters-2.json or a Smithy
 // JSON AST model.
 type File struct {
-	// Path is the file's path as given ("" for Parse).
-	Path string
 	// Smithy reports that the file is a Smithy model.
 	Smithy bool
 
 	waiters map[string]*Model
-}
-
-// MaxModelSize bounds a waiter model file: 64 MiB, well above the largest
-// botocore model (EC2's is under 100 KB).
-const MaxModelSize = 64 << 20
-
-// Load reads and validates the waiter model file at path; see
-// Parse. It refuses what is not a regular file (a FIFO would block,
-// /dev/zero never ends) and a file larger than MaxModelSize.
-func Load(path string) (*File, error) {
-	b, err := readModel(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := Parse(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	f.Path = path
-	return f, nil
-}
-
-// readModel reads a regular file of at most MaxModelSize bytes.
-func readModel(path string) ([]byte, error) {
-	// O_NONBLOCK: opening a FIFO without a writer must not block.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		kind := "a device"
-		switch m := fi.Mode(); {
-		case m.IsDir():
-			kind = "a directory"
-		case m&os.ModeNamedPipe != 0:
-			kind = "a FIFO"
-		case m&os.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return nil, fmt.Errorf("%s: not a regular file (%s); want a waiter model file of at most 64 MiB", path, kind)
-	}
-	if fi.Size() > MaxModelSize {
-		return nil, fmt.Errorf("%s: %d bytes; want a waiter model file of at most 64 MiB", path, fi.Size())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxModelSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxModelSize {
-		return nil, fmt.Errorf("%s: more than 64 MiB; want a waiter model file of at most 64 MiB", path)
-	}
-	return b, nil
 }
 
 // Parse reads a waiter model file and validates every waiter in it.

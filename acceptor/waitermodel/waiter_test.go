@@ -26,9 +26,18 @@ func errorAttempt(code string) *acceptor.Attempt {
 	return &acceptor.Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: code}
 }
 
+// load parses the model file at path.
+func load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
 func loadWaiter(t *testing.T, file, name string) *Model {
 	t.Helper()
-	f, err := Load(filepath.Join("testdata", file))
+	f, err := load(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,13 +66,13 @@ func TestWaiterModelsLoad(t *testing.T) {
 	}
 	total := 0
 	for _, file := range files {
-		f, err := Load(file)
+		f, err := load(file)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		if f.Smithy || f.Path != file {
-			t.Errorf("%s: Smithy %v, Path %q", file, f.Smithy, f.Path)
+		if f.Smithy {
+			t.Errorf("%s: Smithy %v", file, f.Smithy)
 		}
 		raw, _ := os.ReadFile(file)
 		var m struct {
@@ -283,7 +292,7 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 
 func TestSmithyModel(t *testing.T) {
 	t.Parallel()
-	f, err := Load("testdata/smithy-model.json")
+	f, err := load("testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,18 +460,13 @@ func TestWaiterValidation(t *testing.T) {
 	}
 }
 
-func TestLoadErrors(t *testing.T) {
+func TestParseErrorsAndLookup(t *testing.T) {
 	t.Parallel()
-	if _, err := Load("testdata/no-such-file.json"); err == nil || !os.IsNotExist(err) {
-		t.Errorf("missing file: %v", err)
-	}
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"version": 2, "waiters": {"W": {"delay": 1, "maxAttempts": 1, "acceptors": [{"state": "success", "matcher": "path", "argument": "a\u0080", "expected": 1}]}}}`), 0o600)
-	if _, err := Load(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": waiter W: acceptor 1: invalid JMESPath expression") {
+	bad := `{"version": 2, "waiters": {"W": {"delay": 1, "maxAttempts": 1, "acceptors": [{"state": "success", "matcher": "path", "argument": "a\u0080", "expected": 1}]}}}`
+	if _, err := Parse([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "waiter W: acceptor 1: invalid JMESPath expression") {
 		t.Errorf("got %v", err)
 	}
-	f, err := Load("testdata/waiter-models/s3-waiters-2.json")
+	f, err := load("testdata/waiter-models/s3-waiters-2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,7 +480,7 @@ func TestLoadErrors(t *testing.T) {
 	w, _ := f.Model("BucketExists")
 	w.Acceptors[0] = acceptor.Acceptor{}
 	if w2, _ := f.Model("BucketExists"); w2.Acceptors[0].Matcher == nil {
-		t.Error("Waiter returns the file's own acceptors")
+		t.Error("Model returns the file's own acceptors")
 	}
 }
 
