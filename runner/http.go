@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/errorcode"
 )
 
 // MaxRedirects is how many redirects an HTTP attempt follows; one more is a
@@ -447,7 +448,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	}
 	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
-		a.ErrorCode, a.ErrorMessage = acceptor.ParseHTTPError(resp.Header, head.buf)
+		a.ErrorCode, a.ErrorMessage = errorcode.ParseHTTPError(resp.Header, head.buf)
 	}
 	switch {
 	case err == nil:
