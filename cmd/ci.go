@@ -11,6 +11,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 )
 
 // ciModes are the words --ci (RETRY_CI) accepts.
@@ -71,7 +72,7 @@ type ciLog struct {
 // newCILog returns the CI markup writer for o, or nil when no CI system
 // applies.
 func newCILog(o *Options, l *logger) *ciLog {
-	sys := resolveCI(o.CI, os.Getenv, runner.IsTerminal(o.IO.Err))
+	sys := resolveCI(o.CI, os.Getenv, command.IsTerminal(o.IO.Err))
 	if sys == ciNone {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // exitIOError is retry's status when output could not be written or kept
@@ -54,10 +55,10 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 			return nil, err
 		}
 		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file (%s); want a file of at most %s", name, fileKind(fi.Mode()), runner.FormatSize(maxInputFile))
+			return nil, fmt.Errorf("%s: not a regular file (%s); want a file of at most %s", name, fileKind(fi.Mode()), output.FormatSize(maxInputFile))
 		}
 		if fi.Size() > maxInputFile {
-			return nil, fmt.Errorf("%s: %s; want a file of at most %s", name, runner.FormatSize(fi.Size()), runner.FormatSize(maxInputFile))
+			return nil, fmt.Errorf("%s: %s; want a file of at most %s", name, output.FormatSize(fi.Size()), output.FormatSize(maxInputFile))
 		}
 		syscall.SetNonblock(int(f.Fd()), false)
 		r = f
@@ -71,7 +72,7 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 		if name == "-" {
 			what = "stdin"
 		}
-		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, runner.FormatSize(maxInputFile), runner.FormatSize(maxInputFile))
+		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, output.FormatSize(maxInputFile), output.FormatSize(maxInputFile))
 	}
 	return b, nil
 }
@@ -126,7 +127,7 @@ func (v sizeValue) String() string {
 	if *v.p == 0 {
 		return ""
 	}
-	return runner.FormatSize(*v.p)
+	return output.FormatSize(*v.p)
 }
 func (v sizeValue) Type() string { return "SIZE" }
 func (v sizeValue) Set(s string) error {
@@ -274,7 +275,7 @@ func loadArg(arg string, stdin io.Reader) ([]byte, error) {
 // closed pipe) rather than a failure to compute what to write.
 func isWriteError(err error) bool {
 	var pe *os.PathError
-	var se *runner.StreamError
+	var se *output.StreamError
 	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
 }
 

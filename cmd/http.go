@@ -4,7 +4,8 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
+	"github.com/retry-dev/retry/runner/request"
 )
 
 // httpSource builds the HTTP source of --url.
@@ -12,7 +13,7 @@ func (o *Options) httpSource(p *plan) error {
 	if o.Shell || o.Foreground {
 		return usageError("--shell and --foreground run commands; they cannot go with --url")
 	}
-	h, err := runner.ParseHeaders(o.Headers)
+	h, err := request.ParseHeaders(o.Headers)
 	if err != nil {
 		return usageError("%s: %v", o.flagName("header"), err)
 	}
@@ -29,7 +30,7 @@ func (o *Options) httpSource(p *plan) error {
 			method = "POST"
 		}
 	}
-	src, err := runner.NewHTTP(runner.HTTPConfig{
+	src, err := request.New(request.Config{
 		URL:            o.URL,
 		Method:         method,
 		Header:         h,
@@ -42,7 +43,7 @@ func (o *Options) httpSource(p *plan) error {
 		Version:        Version(),
 	})
 	if err != nil {
-		var ce *runner.ConfigError
+		var ce *request.ConfigError
 		if errors.As(err, &ce) {
 			return usageError("%s: %v", o.flagName(ce.Flag), ce.Err)
 		}
@@ -53,7 +54,7 @@ func (o *Options) httpSource(p *plan) error {
 	}
 	p.http = true
 	p.final = true
-	p.describe = []string{method, runner.RedactURL(o.URL)}
+	p.describe = []string{method, redact.URL(o.URL)}
 	p.source = src
 	closeBudget := p.closer
 	p.closer = func() { src.Close(); closeBudget() }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package command
 
 import (
 	"bytes"
@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 // pipeStdin returns the read end of a pipe that gets data and is then
@@ -189,11 +191,11 @@ func TestStdinRecorderCloseWhileReading(t *testing.T) {
 	ready := filepath.Join(t.TempDir(), "ready")
 	c := &Command{Argv: []string{"/bin/sh", "-c", `touch "$0"; exec cat`, ready}, Stdin: r}
 	ctx, cancel := context.WithCancelCause(t.Context())
-	done := make(chan *Result)
+	done := make(chan *runner.Result)
 	go func() { done <- c.Attempt(ctx, 1, 1) }()
 	// cat blocks on its stdin, and the recorder on ours: stop the attempt.
 	waitFile(t, ready)
-	cancel(ErrAttemptTimeout)
+	cancel(runner.ErrAttemptTimeout)
 	res := <-done
 	if res.ExitCode != 128+15 {
 		t.Errorf("ExitCode %d, want 143", res.ExitCode)

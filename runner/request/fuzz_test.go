@@ -1,0 +1,48 @@
+package request
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// FuzzParseRetryAfter: a hint is never negative, whatever the headers say.
+func FuzzParseRetryAfter(f *testing.F) {
+	for _, s := range []string{"120", "0", "-1", "1.5", "99999999999999999999999", "Wed, 21 Oct 2015 07:28:00 GMT", "Fri, 31 Dec 9999 23:59:59 GMT", " 3 ", ""} {
+		f.Add(s, "250")
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, retryAfter, amz string) {
+		h := http.Header{}
+		h.Set("Retry-After", retryAfter)
+		h.Set("X-Amz-Retry-After", amz)
+		if d := ParseRetryAfter(h, now); d < 0 {
+			t.Fatalf("ParseRetryAfter(%q, %q) = %v < 0", retryAfter, amz, d)
+		}
+	})
+}
+
+// FuzzParseHeaders: an accepted header never holds CR, LF or NUL, in its
+// name or its value (a header injection).
+func FuzzParseHeaders(f *testing.F) {
+	for _, s := range []string{"Authorization: Bearer x", "X: ", "NoColon", "A: b\r\nInjected: 1", "A\x00: b", "A: b\x00", " A :  b  ", ": v"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		h, err := ParseHeaders([]string{line})
+		if err != nil {
+			return
+		}
+		for k, vs := range h {
+			if strings.ContainsAny(k, "\r\n\x00") {
+				t.Fatalf("ParseHeaders(%q) accepted the name %q", line, k)
+			}
+			for _, v := range vs {
+				if strings.ContainsAny(v, "\r\n\x00") {
+					t.Fatalf("ParseHeaders(%q) accepted the value %q", line, v)
+				}
+			}
+		}
+	})
+}
