@@ -81,14 +81,14 @@ type Config struct {
 	// Method is the request method as given (methods are case-sensitive).
 	// "" is POST when Body is not nil, else GET (curl's rule).
 	Method string
-	// Header holds the request headers (see ParseHeaders). A Host header
+	// Header holds the request headers. A Host header
 	// sets the request's host; a User-Agent header replaces the default
 	// "retry/<Version>" (an empty value sends none). Accept defaults to
 	// "*/*". No Content-Type is added for a body.
 	Header http.Header
 	// Body is sent, identically, with every attempt (and replayed on 307
 	// and 308 redirects). nil sends no body; an empty non-nil body sends
-	// "Content-Length: 0". See LoadData for DATA and @FILE.
+	// "Content-Length: 0".
 	Body []byte
 	// CACert is a PEM file of the certificates to trust instead of the
 	// system's (curl --cacert). "" uses the system's.
@@ -552,50 +552,6 @@ func NewUUID(r io.Reader) (string, error) {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
-}
-
-// ParseHeaders parses request headers written "Name: value" (curl -H). The
-// value is trimmed of blanks; "Name:" sends the header with an empty value.
-// A line without a colon, or with a name that is not an HTTP token, is an
-// error that quotes it.
-func ParseHeaders(lines []string) (http.Header, error) {
-	h := make(http.Header, len(lines))
-	for _, line := range lines {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || !isHTTPToken(name) {
-			return nil, fmt.Errorf("invalid header %q: want 'Name: value'", line)
-		}
-		value = strings.Trim(value, " \t")
-		if !validHTTPHeaderValue(value) {
-			return nil, fmt.Errorf("invalid header %q: control characters are not allowed", line)
-		}
-		h.Add(name, value)
-	}
-	return h, nil
-}
-
-// LoadData resolves a request body written as curl --data-binary does:
-// "@FILE" is the content of FILE, byte-exact ("@-" is all of stdin, read
-// once); anything else is the data itself. A FILE that cannot be read is an
-// error naming it.
-func LoadData(arg string, stdin io.Reader) ([]byte, error) {
-	name, ok := strings.CutPrefix(arg, "@")
-	if !ok {
-		return []byte(arg), nil
-	}
-	if name == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("reading the request body from stdin: %w", err)
-		}
-		return b, nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("reading the request body: %w", err)
-	}
-	return b, nil
 }
 
 // isHTTPToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).

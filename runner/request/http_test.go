@@ -971,48 +971,6 @@ func TestNewHTTPUsageErrors(t *testing.T) {
 	}
 }
 
-func TestParseHeaders(t *testing.T) {
-	got, err := ParseHeaders([]string{"Content-Type: application/json", "x-multi: a", "X-Multi:b", "X-Empty:", "X-Colon: a:b ", "Authorization:\tBearer t"})
-	want := http.Header{
-		"Content-Type":  {"application/json"},
-		"X-Multi":       {"a", "b"},
-		"X-Empty":       {""},
-		"X-Colon":       {"a:b"},
-		"Authorization": {"Bearer t"},
-	}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("ParseHeaders = %v, %v; want %v", got, err, want)
-	}
-	for _, bad := range []string{"no colon", ": value", "Bad Name: v", "X: a\nb"} {
-		if _, err := ParseHeaders([]string{bad}); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
-			t.Errorf("ParseHeaders(%q): error %v, want one quoting it", bad, err)
-		}
-	}
-}
-
-func TestLoadData(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "body.bin")
-	content := []byte("a\nb\x00\r\n")
-	os.WriteFile(file, content, 0o600)
-	for _, tt := range []struct {
-		arg, stdin string
-		want       []byte
-	}{
-		{"plain data", "", []byte("plain data")},
-		{"", "", []byte{}},
-		{"@" + file, "", content},
-		{"@-", "from\nstdin", []byte("from\nstdin")},
-	} {
-		got, err := LoadData(tt.arg, strings.NewReader(tt.stdin))
-		if err != nil || !bytes.Equal(got, tt.want) || got == nil {
-			t.Errorf("LoadData(%q) = %q, %v; want %q", tt.arg, got, err, tt.want)
-		}
-	}
-	if _, err := LoadData("@"+file+".missing", nil); err == nil || !strings.Contains(err.Error(), "body.bin.missing") {
-		t.Errorf("missing file: %v", err)
-	}
-}
-
 func TestHTTPCloseThenAttempt(t *testing.T) {
 	rec := newHTTPRecorder(t, 200)
 	h := newTestHTTP(t, Config{URL: rec.srv.URL})
