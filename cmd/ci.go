@@ -11,7 +11,6 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/command"
 )
 
 // ciModes are the words --ci (RETRY_CI) accepts.
@@ -72,7 +71,7 @@ type ciLog struct {
 // newCILog returns the CI markup writer for o, or nil when no CI system
 // applies.
 func newCILog(o *Options, l *logger) *ciLog {
-	sys := resolveCI(o.CI, os.Getenv, command.IsTerminal(o.IO.Err))
+	sys := resolveCI(o.CI, os.Getenv, isTerminal(o.IO.Err))
 	if sys == ciNone {
 		return nil
 	}

@@ -444,7 +444,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
 		}
 	}
-	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && command.IsTerminal(o.IO.Out))
+	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && isTerminal(o.IO.Out))
 	killAfter := o.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once

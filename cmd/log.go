@@ -42,7 +42,7 @@ func newLogger(o *Options, p *plan) *logger {
 	if p.errOut != nil {
 		w = p.errOut.log() // a line of retry's never continues a child's
 	}
-	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && command.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && isTerminal(o.IO.Err)}
 	if p.logFile != nil {
 		l.w, l.tty = p.logFile, false
 	}

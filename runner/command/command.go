@@ -472,11 +472,9 @@ func (c *Command) Close() error {
 	return c.state.stdin.close()
 }
 
-// IsTerminal reports whether f is a terminal (golang.org/x/term, so on
+// isTerminal reports whether f is a terminal (golang.org/x/term, so on
 // every platform it supports), without changing f's mode: the check runs on
-// the raw descriptor, where f.Fd() would make f blocking. A nil f is not.
-func IsTerminal(f *os.File) bool { return f != nil && isTerminal(f) }
-
+// the raw descriptor, where f.Fd() would make f blocking.
 func isTerminal(f *os.File) bool {
 	rc, err := f.SyscallConn()
 	if err != nil {

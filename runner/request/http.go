@@ -81,10 +81,10 @@ type Config struct {
 	// Method is the request method as given (methods are case-sensitive).
 	// "" is POST when Body is not nil, else GET (curl's rule).
 	Method string
-	// Header holds the request headers. A Host header
-	// sets the request's host; a User-Agent header replaces the default
-	// "retry/<Version>" (an empty value sends none). Accept defaults to
-	// "*/*". No Content-Type is added for a body.
+	// Header holds the request headers. A Host header sets the request's
+	// host; a User-Agent header replaces the default "retry/<Version>" (an
+	// empty value sends none). Accept defaults to "*/*". No Content-Type is
+	// added for a body.
 	Header http.Header
 	// Body is sent, identically, with every attempt (and replayed on 307
 	// and 308 redirects). nil sends no body; an empty non-nil body sends
