@@ -65,6 +65,3 @@ func (r *ring) bytes() []byte {
 	r.pos = 0
 	return r.buf
 }
-
-// size returns the number of bytes in the window.
-func (r *ring) size() int { return len(r.buf) }

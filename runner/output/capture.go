@@ -195,9 +195,6 @@ func (c *Capture) memTail() []byte {
 // Size returns the number of bytes written.
 func (c *Capture) Size() int64 { return c.size }
 
-// Spilled reports whether the stream went to a temporary file.
-func (c *Capture) Spilled() bool { return c.file != nil }
-
 // Tail returns the last bytes written, at most the window given to
 // NewCapture; nil when nothing was written, the window is 0, or reading
 // them back from the spill file failed. The slice may share memory with the

@@ -64,8 +64,8 @@ func TestCapture(t *testing.T) {
 			c := NewCapture(dir, tt.threshold, tt.window)
 			want := data[:tt.size]
 			writeIn(t, c, want, tt.pieces...)
-			if c.Size() != int64(tt.size) || c.Spilled() != tt.spilled {
-				t.Fatalf("Size %d Spilled %v, want %d %v", c.Size(), c.Spilled(), tt.size, tt.spilled)
+			if c.Size() != int64(tt.size) || (c.file != nil) != tt.spilled {
+				t.Fatalf("Size %d Spilled %v, want %d %v", c.Size(), c.file != nil, tt.size, tt.spilled)
 			}
 			for range 2 {
 				if got := readCapture(t, c); !bytes.Equal(got, want) {

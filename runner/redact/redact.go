@@ -31,10 +31,12 @@ var secretHeaders = map[string]bool{
 
 // IsSecretHeader reports whether Header hides the values of the header
 // name (any case): Authorization, Proxy-Authorization, Cookie, Set-Cookie,
-// X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name IsSecretName
-// accepts (X-Goog-Api-Key, Private-Token, X-Vault-Token, X-Auth…).
+// X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name that looks
+// secret: one that contains auth, token, key, secret, passw, pwd, signature,
+// session, cookie or credential, or is sig, pass or jwt (X-Goog-Api-Key,
+// Private-Token, X-Vault-Token, X-Auth…; Idempotency-Key too).
 func IsSecretHeader(name string) bool {
-	return secretHeaders[http.CanonicalHeaderKey(name)] || IsSecretName(name)
+	return secretHeaders[http.CanonicalHeaderKey(name)] || isSecretName(name)
 }
 
 // secretWords are the parts of a name that make a header, a query
@@ -44,12 +46,12 @@ var secretWords = []string{"auth", "token", "key", "secret", "passw", "pwd", "si
 // secretNames are short names that are secret whole: sig=…, pass=…, jwt=….
 var secretNames = map[string]bool{"sig": true, "pass": true, "jwt": true}
 
-// IsSecretName reports whether a header, query parameter or variable name
+// isSecretName reports whether a header, query parameter or variable name
 // (any case) looks like it holds a secret: it contains auth, token, key,
 // secret, passw, pwd, signature, session, cookie or credential, or it is
 // sig, pass or jwt. It errs on the side of hiding: Idempotency-Key and
 // monkey=1 are hidden too.
-func IsSecretName(name string) bool {
+func isSecretName(name string) bool {
 	n := strings.ToLower(name)
 	if secretNames[n] {
 		return true
@@ -86,7 +88,8 @@ func Header(h http.Header) http.Header {
 
 // URL returns s with the user information of its authority (user and
 // password alike) replaced by "REDACTED@" and the values of query parameters
-// with secret names (IsSecretName) replaced by "REDACTED":
+// with names that look secret (as IsSecretHeader reads them: token, api_key,
+// sig, …) replaced by "REDACTED":
 // "https://u:p@host/x?token=t&a=1" → "https://REDACTED@host/x?token=REDACTED&a=1".
 // Everything else is kept as written, so it also works on strings url.Parse
 // refuses, such as a password with an unescaped "/" ("https://u:p/q@host/").
@@ -160,7 +163,7 @@ func redactParams(q string) string {
 			q = ""
 		}
 		name, _, hasValue := strings.Cut(part, "=")
-		if hasValue && IsSecretName(unescapeName(name)) {
+		if hasValue && isSecretName(unescapeName(name)) {
 			part = name + "=" + Placeholder
 		}
 		b.WriteString(part)
@@ -229,7 +232,7 @@ func Argv(argv []string) []string {
 		if strings.IndexByte(a, '=') >= 0 {
 			a = assignment().ReplaceAllStringFunc(a, func(m string) string {
 				sub := assignment().FindStringSubmatch(m)
-				if !IsSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
+				if !isSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
 					return m
 				}
 				return sub[1] + sub[2] + "=" + Placeholder

@@ -115,12 +115,12 @@ func TestRedactArgv(t *testing.T) {
 
 func TestSecretNames(t *testing.T) {
 	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
-		if !IsSecretName(n) || !IsSecretHeader(n) {
+		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}
 	}
 	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
-		if IsSecretName(n) {
+		if isSecretName(n) {
 			t.Errorf("%s is secret", n)
 		}
 	}

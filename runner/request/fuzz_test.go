@@ -16,8 +16,8 @@ func FuzzParseRetryAfter(f *testing.F) {
 		h := http.Header{}
 		h.Set("Retry-After", retryAfter)
 		h.Set("X-Amz-Retry-After", amz)
-		if d := ParseRetryAfter(h, now); d < 0 {
-			t.Fatalf("ParseRetryAfter(%q, %q) = %v < 0", retryAfter, amz, d)
+		if d := parseRetryAfter(h, now); d < 0 {
+			t.Fatalf("parseRetryAfter(%q, %q) = %v < 0", retryAfter, amz, d)
 		}
 	})
 }

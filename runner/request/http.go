@@ -35,9 +35,9 @@ import (
 	"github.com/retry-dev/retry/runner/redact"
 )
 
-// MaxRedirects is how many redirects an HTTP attempt follows; one more is a
+// maxRedirects is how many redirects an HTTP attempt follows; one more is a
 // failure.
-const MaxRedirects = 10
+const maxRedirects = 10
 
 // errorBodyLimit is how much of an error body ParseHTTPError sees.
 const errorBodyLimit = 1 << 20
@@ -69,8 +69,8 @@ const (
 )
 
 // errTooManyRedirects ends an attempt that would follow one redirect more
-// than MaxRedirects.
-var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
+// than maxRedirects.
+var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", maxRedirects)
 
 // Config describes the request of an HTTP source (retry run --url).
 type Config struct {
@@ -134,19 +134,24 @@ type Config struct {
 // it with New and Close it after the run. It reuses connections between
 // attempts. Its attempts run one at a time.
 //
-// An attempt's Result has Kind HTTPAttempt (no exit status) and, with a response: Status, Header,
-// RetryAfter (ParseRetryAfter), the whole body as Stdout (held in memory up
-// to SpillThreshold, then in a temp file; Release frees it), its last Window
+// An attempt's Result has Kind HTTPAttempt (no exit status) and, with a
+// response: Status, Header, RetryAfter (the longer hint of Retry-After and
+// x-amz-retry-after), the whole body as Stdout (held in memory up to
+// SpillThreshold, then in a temp file; Release frees it), its last Window
 // bytes as StdoutTail, Failed for a status outside 2xx and, then, ErrorCode
 // and ErrorMessage parsed from the first MiB of the body and the headers.
+// Redirects are followed, 10 at most; one more fails the attempt.
 // Without a response (or when the body could not be read to its end): Failed,
-// Err (URL redacted) and Transient (see IsTransient). When ctx ends the
-// attempt, Stopped is context.Cause(ctx) and Err says the same. RetryUnsafe
-// is set when the method is not idempotent (see IsIdempotentMethod), neither
-// Idempotent nor an idempotency key is set, and the request may have reached
-// the server: a connection was made (a reset or a timeout after connecting,
-// any response). A request refused, or whose host was not found, was
-// certainly not sent.
+// Err (URL redacted) and Transient: true for a refused, reset or timed-out
+// connection, an unreachable network, a DNS failure other than an unknown
+// host, a connection closed early or an HTTP/2 stream refused; false for an
+// unknown host, TLS and certificate errors and too many redirects. When ctx
+// ends the attempt, Stopped is context.Cause(ctx) and Err says the same.
+// RetryUnsafe is set when the method is not idempotent (RFC 9110: GET, HEAD,
+// PUT, DELETE, OPTIONS and TRACE are), neither Idempotent nor an idempotency
+// key is set, and the request may have reached the server: a connection was
+// made (a reset or a timeout after connecting, any response). A request
+// refused, or whose host was not found, was certainly not sent.
 type HTTP struct {
 	method  string
 	url     string
@@ -283,7 +288,7 @@ func New(cfg Config) (*HTTP, error) {
 			if r == nil {
 				r = rand.Reader
 			}
-			if key, err = NewUUID(r); err != nil {
+			if key, err = newUUID(r); err != nil {
 				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
 		} else if !validHTTPHeaderValue(key) {
@@ -291,7 +296,7 @@ func New(cfg Config) (*HTTP, error) {
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
-	h.unsafe = !IsIdempotentMethod(method) && !cfg.Idempotent && h.header.Get("Idempotency-Key") == ""
+	h.unsafe = !isIdempotentMethod(method) && !cfg.Idempotent && h.header.Get("Idempotency-Key") == ""
 
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure}
 	if cfg.CACert != "" {
@@ -313,7 +318,7 @@ func New(cfg Config) (*HTTP, error) {
 	h.client = &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > MaxRedirects {
+			if len(via) > maxRedirects {
 				return errTooManyRedirects
 			}
 			if !sameOrigin(req.URL, via[0].URL) {
@@ -416,13 +421,13 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 			resp.Body.Close()
 		}
 		a.RetryUnsafe = h.unsafe && connected.Load()
-		return fail(redact.Error(err), IsTransient(err))
+		return fail(redact.Error(err), isTransient(err))
 	}
 	defer resp.Body.Close()
 	a.RetryUnsafe = h.unsafe
 	a.Status, a.Header = resp.StatusCode, resp.Header
 	a.Failed = resp.StatusCode < 200 || resp.StatusCode > 299
-	a.RetryAfter = ParseRetryAfter(resp.Header, h.now())
+	a.RetryAfter = parseRetryAfter(resp.Header, h.now())
 	res.Info[InfoStatus] = resp.Proto + " " + resp.Status
 	res.Info[InfoHeaders] = formatHTTPHeader(redact.Header(resp.Header))
 	if resp.Request.Response != nil { // redirected
@@ -464,15 +469,15 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	case err == nil:
 		return res
 	case src.err != nil: // reading the body
-		return fail(fmt.Errorf("reading the response body: %w", err), IsTransient(err))
+		return fail(fmt.Errorf("reading the response body: %w", err), isTransient(err))
 	}
 	return fail(&output.StreamError{Stream: "the response body", Keeping: true, Err: err}, false)
 }
 
-// IsIdempotentMethod reports whether method is one that RFC 9110 calls
+// isIdempotentMethod reports whether method is one that RFC 9110 calls
 // idempotent, and so safe to retry: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
 // Methods are case-sensitive: "get" is not GET.
-func IsIdempotentMethod(method string) bool {
+func isIdempotentMethod(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
 		return true
@@ -480,7 +485,7 @@ func IsIdempotentMethod(method string) bool {
 	return false
 }
 
-// IsTransient reports whether an error of an HTTP call is worth a retry on
+// isTransient reports whether an error of an HTTP call is worth a retry on
 // the client side: connection refused, reset or aborted, a broken pipe, an
 // unreachable network or host, a connection closed before the response
 // ended, a timeout, a DNS failure other than "no such host", an HTTP/2
@@ -488,7 +493,7 @@ func IsIdempotentMethod(method string) bool {
 // transient: an unknown host (NXDOMAIN), TLS certificate and handshake
 // errors, a bad URL, too many redirects, and any error it does not know. nil
 // is not transient.
-func IsTransient(err error) bool {
+func isTransient(err error) bool {
 	if err == nil || errors.Is(err, errTooManyRedirects) {
 		return false
 	}
@@ -541,10 +546,10 @@ var transientMessages = []string{
 	"INTERNAL_ERROR",
 }
 
-// NewUUID returns a random UUID, version 4, in its canonical form
+// newUUID returns a random UUID, version 4, in its canonical form
 // ("xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx"), drawing 16 bytes from r. It
 // fails only when r does.
-func NewUUID(r io.Reader) (string, error) {
+func newUUID(r io.Reader) (string, error) {
 	var b [16]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return "", err

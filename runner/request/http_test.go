@@ -38,7 +38,7 @@ import (
 	"github.com/retry-dev/retry/runner/output"
 )
 
-// newHTTP builds an HTTP source that is closed when the test ends.
+// newTestHTTP builds an HTTP source that is closed when the test ends.
 func newTestHTTP(t testing.TB, cfg Config) *HTTP {
 	t.Helper()
 	h, err := New(cfg)
@@ -49,7 +49,7 @@ func newTestHTTP(t testing.TB, cfg Config) *HTTP {
 	return h
 }
 
-// try runs one attempt and releases it when the test ends.
+// tryHTTP runs one attempt and releases it when the test ends.
 func tryHTTP(t testing.TB, h *HTTP) *runner.Result {
 	t.Helper()
 	return tryHTTPCtx(t, context.Background(), h)
@@ -81,7 +81,7 @@ func httpStdout(t testing.TB, res *runner.Result) string {
 	return string(b)
 }
 
-// reply is a handler that answers with status, headers and body.
+// httpReply is a handler that answers with status, headers and body.
 func httpReply(status int, header map[string]string, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -150,7 +150,7 @@ func TestHTTPStatusClassification(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on.
+// freeHTTPAddr returns a loopback address nothing listens on.
 func freeHTTPAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -162,7 +162,7 @@ func freeHTTPAddr(t *testing.T) string {
 	return addr
 }
 
-// rawServer accepts connections on loopback and hands each to serve, until
+// rawHTTPServer accepts connections on loopback and hands each to serve, until
 // the test ends.
 func rawHTTPServer(t *testing.T, serve func(c *net.TCPConn)) string {
 	t.Helper()
@@ -184,14 +184,14 @@ func rawHTTPServer(t *testing.T, serve func(c *net.TCPConn)) string {
 	return ln.Addr().String()
 }
 
-// readRequest reads one request and its body from c.
+// readHTTPRequest reads one request and its body from c.
 func readHTTPRequest(c net.Conn) {
 	if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
 		io.Copy(io.Discard, req.Body)
 	}
 }
 
-// resetConn closes c with an RST.
+// resetHTTPConn closes c with an RST.
 func resetHTTPConn(c *net.TCPConn) {
 	c.SetLinger(0)
 	c.Close()
@@ -270,7 +270,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 	}
 }
 
-// tlsServer starts an HTTPS server with a self-signed certificate that does
+// tlsHTTPServer starts an HTTPS server with a self-signed certificate that does
 // not log handshake errors.
 // Each has its own certificate (httptest's default one is shared).
 func tlsHTTPServer(t *testing.T, h http.Handler) *httptest.Server {
@@ -297,7 +297,7 @@ func TestHTTPUnknownHost(t *testing.T) {
 	}
 }
 
-// timeoutError is a net.Error that timed out.
+// httpTimeoutError is a net.Error that timed out.
 type httpTimeoutError struct{}
 
 func (httpTimeoutError) Error() string   { return "i/o timeout" }
@@ -340,13 +340,13 @@ func TestIsTransient(t *testing.T) {
 		{"unknown", errors.New("net/http: invalid header"), false},
 	}
 	for _, tt := range tests {
-		if got := IsTransient(tt.err); got != tt.want {
-			t.Errorf("%s: IsTransient(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		if got := isTransient(tt.err); got != tt.want {
+			t.Errorf("%s: isTransient(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
 }
 
-// selfSigned returns a new self-signed certificate for 127.0.0.1.
+// selfSignedCert returns a new self-signed certificate for 127.0.0.1.
 func selfSignedCert(t *testing.T) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -371,7 +371,7 @@ func selfSignedCert(t *testing.T) tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
-// writePEM writes srv's certificate to a PEM file and returns its path.
+// writeCertPEM writes srv's certificate to a PEM file and returns its path.
 func writeCertPEM(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "ca.pem")
@@ -444,7 +444,7 @@ func TestHTTPRedirects(t *testing.T) {
 	}
 }
 
-// recorder is a server that records the requests it gets and answers them
+// httpRecorder is a server that records the requests it gets and answers them
 // with the statuses in order (the last one repeats).
 type httpRecorder struct {
 	mu       sync.Mutex
@@ -634,7 +634,7 @@ func TestHTTPRetryUnsafe(t *testing.T) {
 	}
 }
 
-// noDelay is a backoff without delay.
+// httpNoDelay is a backoff without delay.
 var httpNoDelay = backoff.Func(func(backoff.Step, backoff.Rand) time.Duration { return 0 })
 
 func TestHTTPStrategyDoesNotRetryUnsafePOST(t *testing.T) {
@@ -698,9 +698,9 @@ func TestHTTPIdempotencyKey(t *testing.T) {
 }
 
 func TestNewUUID(t *testing.T) {
-	got, err := NewUUID(bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}))
+	got, err := newUUID(bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}))
 	if want := "00010203-0405-4607-8809-0a0b0c0d0e0f"; err != nil || got != want {
-		t.Errorf("NewUUID = %q, %v; want %q", got, err, want)
+		t.Errorf("newUUID = %q, %v; want %q", got, err, want)
 	}
 }
 
