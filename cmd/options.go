@@ -54,7 +54,7 @@ type Options struct {
 	LogFormat string
 	LogFile   string
 	Report    string
-	MaxOutput int64 // bytes; 0: none for live output, runner.DefaultMaxKeep for kept stdout
+	MaxOutput int64 // bytes; 0: none for live output, output.DefaultMaxKeep for kept stdout
 	CI        string
 
 	// Command forms
