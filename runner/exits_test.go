@@ -64,8 +64,8 @@ func (t *ledgerToken) NotifyFailure() { t.settled = append(t.settled, "failure")
 // token that paid for it: a later invocation makes that retry.)
 func TestEveryEndSettlesItsTokenAndReportsOnce(t *testing.T) {
 	failOn2 := &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateFailure, Name: "exit 2",
-		Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.Result {
-			return acceptor.Result{Matched: e.Attempt.ExitCode == 2}
+		Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.MatchResult {
+			return acceptor.MatchResult{Matched: e.Attempt.ExitCode == 2}
 		})}}}
 	for _, tc := range []struct {
 		name   string
