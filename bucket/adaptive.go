@@ -240,7 +240,7 @@ type AdaptiveOptions struct {
 	// Now returns the current time; nil means time.Now.
 	Now func() time.Time
 	// Sleep waits d or until ctx is done, returning context.Cause(ctx) in
-	// that case; nil means a timer.
+	// that case; nil means Sleep.
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
@@ -255,11 +255,16 @@ func (o AdaptiveOptions) sleep() func(context.Context, time.Duration) error {
 	if o.Sleep != nil {
 		return o.Sleep
 	}
-	return sleep
+	return Sleep
 }
 
-// sleep waits d or until ctx is done, returning context.Cause(ctx) then.
-func sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx is done and then returns context.Cause(ctx);
+// a d ≤ 0 does not wait. It is retry's one sleep that a context ends: the
+// limiters' (when none is injected), the strategy's (runner) and the log's
+// (cmd). It lives here because bucket is the lowest package that all three
+// may import: bucket and backoff import no project package (SPEC.md's
+// layering), so backoff, which would fit it as well, is not open to bucket.
+func Sleep(ctx context.Context, d time.Duration) error {
 	if d <= 0 {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)

@@ -414,16 +414,16 @@ func TestSleep(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		if err := sleep(context.Background(), 3*time.Second); err != nil || time.Since(start) != 3*time.Second {
+		if err := Sleep(context.Background(), 3*time.Second); err != nil || time.Since(start) != 3*time.Second {
 			t.Fatalf("sleep = %v after %v", err, time.Since(start))
 		}
 		cause := errors.New("stop")
 		ctx, cancel := context.WithCancelCause(context.Background())
 		cancel(cause)
-		if err := sleep(ctx, 0); err != cause {
+		if err := Sleep(ctx, 0); err != cause {
 			t.Errorf("sleep(done, 0) = %v", err)
 		}
-		if err := sleep(context.Background(), -1); err != nil {
+		if err := Sleep(context.Background(), -1); err != nil {
 			t.Errorf("sleep(-1) = %v", err)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
@@ -415,15 +416,14 @@ func (l *logger) json(e runner.Event) {
 }
 
 // sleep sleeps between attempts; on a terminal it shows a status line with
-// the elapsed time, the attempt and the countdown, and clears it after.
+// the elapsed time, the attempt and the countdown, updated every 200ms, and
+// clears it after.
 func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 	if !l.tty || d < time.Second {
-		return runner.SleepContext(ctx, d)
+		return bucket.Sleep(ctx, d)
 	}
 	now := l.now
 	end := now().Add(d)
-	tick := time.NewTicker(200 * time.Millisecond)
-	defer tick.Stop()
 	defer l.status("")
 	for {
 		left := end.Sub(now())
@@ -442,12 +442,8 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 			}
 		}
 		l.status(fmt.Sprintf("%s; next attempt in %s", label, left.Round(100*time.Millisecond)))
-		select {
-		case <-ctx.Done():
-			return context.Cause(ctx)
-		case <-tick.C:
-		case <-time.After(left):
-			return nil
+		if err := bucket.Sleep(ctx, min(left, 200*time.Millisecond)); err != nil {
+			return err
 		}
 	}
 }

@@ -2,8 +2,11 @@ package cmd
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -28,4 +31,33 @@ func TestLogReadsTheLimitsFromTheEvents(t *testing.T) {
 			t.Errorf("%s log %q, want %q in it", format, buf.String(), want)
 		}
 	}
+}
+
+// On a terminal the delay is slept in 200ms steps under a status line that
+// counts down, cleared at the end; a cancelled context ends it with its
+// cause.
+func TestLogSleepCountsDown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		l := &logger{o: &Options{}, p: &plan{}, w: &buf, now: time.Now, tty: true, start: time.Now()}
+		if err := l.sleep(t.Context(), time.Second); err != nil || time.Since(l.start) != time.Second {
+			t.Fatalf("sleep = %v after %v", err, time.Since(l.start))
+		}
+		got := buf.String()
+		for _, want := range []string{"retry: 0s elapsed; next attempt in 1s", "retry: 800ms elapsed; next attempt in 200ms"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("status lines %q, want %q in them", got, want)
+			}
+		}
+		if strings.Count(got, "next attempt in") != 5 || !strings.HasSuffix(got, "\r\x1b[K") {
+			t.Errorf("status lines %q: want 5, then cleared", got)
+		}
+
+		cause := errors.New("stop")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		time.AfterFunc(300*time.Millisecond, func() { cancel(cause) })
+		if err := l.sleep(ctx, 2*time.Second); err != cause {
+			t.Errorf("cancelled sleep = %v, want %v", err, cause)
+		}
+	})
 }

@@ -162,7 +162,7 @@ func (h *hookLog) hook(ctx context.Context, prev *Record, n int) *HookResult {
 	start := time.Now()
 	err := h.err
 	if h.run > 0 {
-		if e := SleepContext(ctx, h.run); e != nil {
+		if e := bucket.Sleep(ctx, h.run); e != nil {
 			err = e
 		}
 	}

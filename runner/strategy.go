@@ -259,8 +259,8 @@ type Strategy struct {
 	// Limiter, when set, paces every attempt (adaptive mode).
 	Limiter bucket.Limiter
 
-	// Now and Sleep are the clock; nil means the time package. Sleep returns
-	// ctx's cause if ctx is done first.
+	// Now and Sleep are the clock; nil means time.Now and bucket.Sleep.
+	// Sleep returns ctx's cause if ctx is done first.
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 	// Rand is the randomness for jitter; required when a backoff jitters.
@@ -322,23 +322,7 @@ func (s *Strategy) sleep(ctx context.Context, d time.Duration) error {
 	if s.Sleep != nil {
 		return s.Sleep(ctx, d)
 	}
-	return SleepContext(ctx, d)
-}
-
-// SleepContext sleeps for d or until ctx is done, whichever is first, and
-// returns context.Cause(ctx) in the second case.
-func SleepContext(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return context.Cause(ctx)
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
+	return bucket.Sleep(ctx, d)
 }
 
 // observe reports e, with the strategy's limits.

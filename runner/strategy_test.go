@@ -28,7 +28,7 @@ func (s *script) Attempt(ctx context.Context, n, max int) *Result {
 	s.starts = append(s.starts, time.Since(s.t0))
 	code := s.codes[min(n, len(s.codes))-1]
 	if s.runFor > 0 {
-		if err := SleepContext(ctx, s.runFor); err != nil {
+		if err := bucket.Sleep(ctx, s.runFor); err != nil {
 			return &Result{Attempt: &acceptor.Attempt{ExitCode: 143, Failed: true}, Stopped: err}
 		}
 	}
