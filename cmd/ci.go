@@ -128,7 +128,7 @@ func (c *ciLog) after(e runner.Event) {
 		// done yet is what waiting is, and no warning; nor is a success that
 		// --consecutive follows with another attempt.
 		if c.system == ciGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
-			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), happened(r), r.Decision.Directive, why(r.Decision), formatDuration(r.Delay))
+			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), resultText(r), r.Decision.Directive, decidedBy(r.Decision), formatDuration(r.Delay))
 			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(msg))
 		}
 	case runner.EventEnd:
@@ -156,9 +156,9 @@ func ciEndMessage(out *runner.Outcome) string {
 		s += ": " + out.Err.Error()
 	}
 	if last := out.Last(); last != nil {
-		s += "; last attempt: " + happened(last)
+		s += "; last attempt: " + resultText(last)
 		if d := last.Decision; d.Directive != acceptor.NoDecision {
-			s += fmt.Sprintf(", %s [%s]", d.Directive, why(d))
+			s += fmt.Sprintf(", %s [%s]", d.Directive, decidedBy(d))
 		}
 	}
 	return s
@@ -215,7 +215,7 @@ func stepSummary(o *Options, out *runner.Outcome, code int, notYet func(*runner.
 			directive, reason = "not yet", r.Decision.Pending()
 		case r.Decision.Directive != acceptor.NoDecision:
 			directive = r.Decision.Directive.String()
-			reason = why(r.Decision)
+			reason = decidedBy(r.Decision)
 		case r.Result.Stopped != nil:
 			reason = r.Result.Stopped.Error()
 		}
@@ -224,7 +224,7 @@ func stepSummary(o *Options, out *runner.Outcome, code int, notYet func(*runner.
 			delay = formatDuration(r.Delay)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.Number, formatDuration(r.Duration),
-			markdownCell(happened(r)), markdownCell(directive), markdownCell(reason), delay)
+			markdownCell(resultText(r)), markdownCell(directive), markdownCell(reason), delay)
 	}
 	b.WriteString("\n")
 	return b.String()

@@ -139,7 +139,7 @@ func (l *logger) attemptEnd(r *runner.Record) {
 			if s.Matched {
 				verdict = "matched, " + s.State.String()
 			}
-			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, orNone(s.Value))
+			l.printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, valueOrNothing(s.Value))
 		}
 		// One log line per header: every line keeps the "retry:" prefix.
 		for _, line := range exchangeLines(r.Result.Info) {
@@ -157,14 +157,14 @@ func (l *logger) attemptEnd(r *runner.Record) {
 	if d == acceptor.Succeed && (l.consecutive <= 1 || r.Streak >= l.consecutive) {
 		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), happened(r), d, why(r.Decision), l.inARow(r))
+	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), resultText(r), d, decidedBy(r.Decision), l.inARow(r))
 	if l.notYet(r) {
-		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), happened(r), l.pending(r), l.inARow(r))
+		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), resultText(r), l.pending(r), l.inARow(r))
 	}
 	if r.Retried {
 		line += "; next attempt in " + formatDuration(r.Delay)
 		if r.RetryAfter > 0 {
-			line += " (" + askedFor("server asked for ", r) + ")"
+			line += " (" + retryAfterText("server asked for ", r) + ")"
 		}
 	}
 	l.printf("%s", line)
@@ -194,7 +194,7 @@ func (l *logger) end(out *runner.Outcome) {
 			l.printf("failed after %s: %v", el, out.Err)
 			return
 		}
-		detail := why(last.Decision)
+		detail := decidedBy(last.Decision)
 		switch {
 		case last.Decision.Detail != "":
 			detail += ": " + last.Decision.Detail
@@ -217,7 +217,7 @@ func (l *logger) end(out *runner.Outcome) {
 			msg += " (--max-time " + formatDuration(l.o.MaxTime) + ")"
 		}
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
-			msg += "; " + askedFor("the server asked to retry in ", last)
+			msg += "; " + retryAfterText("the server asked to retry in ", last)
 		}
 		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndBucket:
@@ -282,9 +282,9 @@ func (l *logger) lastState(out *runner.Outcome) string {
 	return ""
 }
 
-// happened says what an attempt did: "exit status 1", "HTTP 503", "timed
-// out after 2s", "command not found".
-func happened(r *runner.Record) string {
+// resultText says what an attempt did: "exit status 1", "HTTP 503",
+// "timed out after 2s", "command not found".
+func resultText(r *runner.Record) string {
 	a := r.Result.Attempt
 	switch {
 	case a.TimedOut:
@@ -307,10 +307,10 @@ func happened(r *runner.Record) string {
 	return s
 }
 
-// askedFor describes the retry-after hint of r after lead ("server asked
+// retryAfterText describes the retry-after hint of r after lead ("server asked
 // for "): "server asked for 50ms"; when --max-retry-after capped it, "server
 // asked for 2m0s, capped at 20ms by --max-retry-after".
-func askedFor(lead string, r *runner.Record) string {
+func retryAfterText(lead string, r *runner.Record) string {
 	asked := r.Result.Attempt.RetryAfter
 	s := lead + formatDuration(asked)
 	if asked > r.RetryAfter {
@@ -319,10 +319,10 @@ func askedFor(lead string, r *runner.Record) string {
 	return s
 }
 
-// why says who decided: the matching acceptor, the retry-safety rule's
+// decidedBy says who decided: the matching acceptor, the retry-safety rule's
 // reason, or that no acceptor matched (the fallback decided). An attempt
 // nothing decided has no name: "".
-func why(d acceptor.Decision) string {
+func decidedBy(d acceptor.Decision) string {
 	switch d.Source {
 	case acceptor.FromAcceptor, acceptor.NoSource:
 		return d.Name
@@ -332,7 +332,9 @@ func why(d acceptor.Decision) string {
 	return "no acceptor matched"
 }
 
-func orNone(s string) string {
+// valueOrNothing is what an acceptor saw, as the -v trace shows it:
+// "nothing" for no value.
+func valueOrNothing(s string) string {
 	if s == "" {
 		return "nothing"
 	}
@@ -436,7 +438,7 @@ func (l *logger) sleep(ctx context.Context, d time.Duration) error {
 			if l.notYet(l.last) {
 				what = l.pending(l.last)
 			}
-			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), happened(l.last), what)
+			label += fmt.Sprintf(", %s: %s, %s", l.attemptLabel(l.last.Number), resultText(l.last), what)
 			if c := l.consecutive; c > 1 {
 				label += fmt.Sprintf(", %d/%d in a row", l.last.Streak, c)
 			}

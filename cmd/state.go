@@ -140,7 +140,7 @@ func runDurable(o *Options, p *plan) error {
 	last := out.Last()
 	var entry durable.Entry
 	if last != nil {
-		entry = durable.EntryOf(last, happened(last))
+		entry = durable.EntryOf(last, resultText(last))
 	} else { // the bucket or a signal stopped it before the attempt
 		entry = durable.NotStarted(n, now)
 	}
@@ -172,9 +172,9 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 	last := out.Last()
 	what := ""
 	if last != nil {
-		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, happened(last), last.Decision.Directive)
+		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, resultText(last), last.Decision.Directive)
 		if last.Decision.Directive != 0 {
-			what += " [" + why(last.Decision) + "]"
+			what += " [" + decidedBy(last.Decision) + "]"
 		}
 	}
 	switch out.End {

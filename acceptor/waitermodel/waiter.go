@@ -483,7 +483,7 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	}
 	var expected string
 	if err := json.Unmarshal(sp.Expected, &expected); err != nil || sp.Expected == nil {
-		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, orNone(sp.Expected))
+		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, rawOrNone(sp.Expected))
 	}
 	var mode jmes.PathMode
 	var want any = expected
@@ -518,7 +518,8 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	return m, m.Describe(sp.Comparator), nil
 }
 
-func orNone(raw json.RawMessage) string {
+// rawOrNone is a model's raw JSON value for a message: "none" when absent.
+func rawOrNone(raw json.RawMessage) string {
 	if raw == nil {
 		return "none"
 	}
