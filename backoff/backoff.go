@@ -30,8 +30,11 @@ type Step struct {
 	// Previous is the delay slept before Attempt (0 for the first attempt).
 	// Only decorrelated jitter uses it; negative values are treated as 0.
 	Previous time.Duration
-	// Remaining is the time left in the run's budget, or a negative value
-	// when the run has no budget. Only the waiter backoff uses it.
+	// Budgeted reports that the run has a time budget, and Remaining is
+	// the time left in it (negative values are treated as 0). Without a
+	// budget (the zero Step), Remaining is ignored. Only the waiter backoff
+	// uses them.
+	Budgeted  bool
 	Remaining time.Duration
 }
 

@@ -44,7 +44,7 @@ func (f forbidden) Int64N(n int64) int64 {
 func delays(b Backoff, r Rand, n int) []time.Duration {
 	var out []time.Duration
 	for a := 1; a <= n; a++ {
-		out = append(out, b.Delay(Step{Attempt: a, Remaining: -1}, r))
+		out = append(out, b.Delay(Step{Attempt: a}, r))
 	}
 	return out
 }
@@ -73,7 +73,7 @@ func TestFunc(t *testing.T) {
 	t.Parallel()
 	var got Step
 	b := Func(func(s Step, r Rand) time.Duration { got = s; return 7 * time.Second })
-	s := Step{Attempt: 3, Previous: time.Second, Remaining: -1}
+	s := Step{Attempt: 3, Previous: time.Second}
 	if d := b.Delay(s, nil); d != 7*time.Second || got != s {
 		t.Fatalf("Delay = %v with step %+v; want 7s with %+v", d, got, s)
 	}
@@ -175,7 +175,7 @@ func TestNeverNegativeNeverWraps(t *testing.T) {
 			for _, r := range []Rand{rand.New(rand.NewPCG(1, 2)), nil, high{}, low{}} {
 				var prev time.Duration
 				check := func(a int) {
-					s := Step{Attempt: a, Previous: prev, Remaining: -1}
+					s := Step{Attempt: a, Previous: prev}
 					d := b.Delay(s, r)
 					if d < 0 {
 						t.Fatalf("Delay(%+v) = %v < 0", s, d)
@@ -195,7 +195,7 @@ func TestNeverNegativeNeverWraps(t *testing.T) {
 				// Budgets: every remaining time, including none and zero.
 				for _, rem := range []time.Duration{-1, 0, 1, time.Second, maxDelay} {
 					for _, a := range []int{1, 2, 64, math.MaxInt} {
-						s := Step{Attempt: a, Previous: maxDelay, Remaining: rem}
+						s := Step{Attempt: a, Previous: maxDelay, Budgeted: rem >= 0, Remaining: rem}
 						if d := b.Delay(s, r); d < 0 {
 							t.Fatalf("Delay(%+v) = %v < 0", s, d)
 						}
@@ -236,13 +236,13 @@ func TestMonotone(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var last time.Duration
 			for a := 1; a <= n; a++ {
-				d := tt.b.Delay(Step{Attempt: a, Remaining: -1}, nil)
+				d := tt.b.Delay(Step{Attempt: a}, nil)
 				if d < last {
 					t.Fatalf("attempt %d: %v < %v at attempt %d", a, d, last, a-1)
 				}
 				last = d
 			}
-			if d := tt.b.Delay(Step{Attempt: math.MaxInt, Remaining: -1}, nil); d != tt.limit || d < last {
+			if d := tt.b.Delay(Step{Attempt: math.MaxInt}, nil); d != tt.limit || d < last {
 				t.Fatalf("attempt MaxInt: %v; want %v (and ≥ %v)", d, tt.limit, last)
 			}
 		})
@@ -332,12 +332,12 @@ func TestSleepSchedule(t *testing.T) {
 				for a := 1; a <= tt.attempts; a++ {
 					elapsed := time.Since(start)
 					got = append(got, elapsed)
-					s := Step{Attempt: a, Previous: prev, Remaining: -1}
+					s := Step{Attempt: a, Previous: prev}
 					if tt.budget > 0 {
 						if elapsed >= tt.budget {
 							break
 						}
-						s.Remaining = tt.budget - elapsed
+						s.Budgeted, s.Remaining = true, tt.budget-elapsed
 					}
 					if a == tt.attempts {
 						break
@@ -400,7 +400,7 @@ func BenchmarkDelay(b *testing.B) {
 	for _, bb := range benches {
 		b.Run(bb.name, func(b *testing.B) {
 			r := rand.New(rand.NewPCG(1, 2))
-			s := Step{Attempt: bb.a, Previous: 4 * time.Second, Remaining: time.Hour}
+			s := Step{Attempt: bb.a, Previous: 4 * time.Second, Budgeted: true, Remaining: time.Hour}
 			var last time.Duration
 			for b.Loop() {
 				last = bb.b.Delay(s, r)
@@ -420,7 +420,7 @@ func FuzzDelay(f *testing.F) {
 	f.Add(int64(-5), int64(-5), math.NaN(), math.MinInt, int64(-7), int64(math.MaxInt64), int64(math.MaxInt64))
 	f.Fuzz(func(t *testing.T, base, maxD int64, mul float64, attempt int, prev, rem, draw int64) {
 		b, m := time.Duration(base), time.Duration(maxD)
-		s := Step{Attempt: attempt, Previous: time.Duration(prev), Remaining: time.Duration(rem)}
+		s := Step{Attempt: attempt, Previous: time.Duration(prev), Budgeted: rem >= 0, Remaining: time.Duration(rem)}
 		r := &scripted{vals: []int64{draw}}
 		capped := map[string]Backoff{
 			"cap exponential":      WithCap(Exponential(b, mul), m),
@@ -446,7 +446,7 @@ func FuzzDelay(f *testing.F) {
 				t.Fatalf("%s: Delay(%+v) = %v < 0", name, s, d)
 			}
 		}
-		if d := Waiter(b, m).Delay(s, r); s.Remaining >= 0 && d > s.Remaining {
+		if d := Waiter(b, m).Delay(s, r); s.Budgeted && d > s.Remaining {
 			t.Fatalf("waiter: Delay(%+v) = %v, past the budget", s, d)
 		}
 	})

@@ -14,11 +14,11 @@ func Example() {
 	b := backoff.WithJitter(backoff.WithCap(backoff.Exponential(time.Second, 2), 20*time.Second), backoff.Full)
 	var ceilings []time.Duration
 	for a := 1; a <= 7; a++ {
-		ceilings = append(ceilings, b.Delay(backoff.Step{Attempt: a, Remaining: -1}, nil))
+		ceilings = append(ceilings, b.Delay(backoff.Step{Attempt: a}, nil))
 	}
 	fmt.Println(ceilings)
 	r := rand.New(rand.NewPCG(1, 2))
-	fmt.Println(b.Delay(backoff.Step{Attempt: 7, Remaining: -1}, r))
+	fmt.Println(b.Delay(backoff.Step{Attempt: 7}, r))
 	// Output:
 	// [1s 2s 4s 8s 16s 20s 20s]
 	// 15.387465388s
@@ -28,11 +28,11 @@ func ExampleWaiter() {
 	b := backoff.Waiter(2*time.Second, 120*time.Second)
 	var ds []time.Duration
 	for a := 1; a <= 8; a++ {
-		ds = append(ds, b.Delay(backoff.Step{Attempt: a, Remaining: -1}, nil))
+		ds = append(ds, b.Delay(backoff.Step{Attempt: a}, nil))
 	}
 	fmt.Println(ds)
 	// 5s left: sleeping 4s would leave less than minDelay, so sleep all 5s.
-	fmt.Println(b.Delay(backoff.Step{Attempt: 2, Remaining: 5 * time.Second}, nil))
+	fmt.Println(b.Delay(backoff.Step{Attempt: 2, Budgeted: true, Remaining: 5 * time.Second}, nil))
 	// Output:
 	// [2s 4s 8s 16s 32s 1m4s 2m0s 2m0s]
 	// 5s
@@ -76,7 +76,7 @@ func ExampleDecorrelated() {
 	var ds []time.Duration
 	var prev time.Duration
 	for a := 1; a <= 5; a++ {
-		prev = b.Delay(backoff.Step{Attempt: a, Previous: prev, Remaining: -1}, nil)
+		prev = b.Delay(backoff.Step{Attempt: a, Previous: prev}, nil)
 		ds = append(ds, prev)
 	}
 	fmt.Println(ds)

@@ -26,7 +26,7 @@ func runDelayCases(t *testing.T, cases []delayCase) {
 	}
 }
 
-func at(a int) Step { return Step{Attempt: a, Remaining: -1} }
+func at(a int) Step { return Step{Attempt: a} }
 
 func TestConstant(t *testing.T) {
 	t.Parallel()
@@ -35,7 +35,7 @@ func TestConstant(t *testing.T) {
 		{"attempt 5", Constant(2 * time.Second), at(5), nil, 2 * time.Second},
 		{"attempt 0 is 1", Constant(2 * time.Second), at(0), nil, 2 * time.Second},
 		{"attempt MaxInt", Constant(2 * time.Second), at(math.MaxInt), nil, 2 * time.Second},
-		{"budget ignored", Constant(2 * time.Second), Step{Attempt: 3, Remaining: time.Second}, nil, 2 * time.Second},
+		{"budget ignored", Constant(2 * time.Second), Step{Attempt: 3, Budgeted: true, Remaining: time.Second}, nil, 2 * time.Second},
 		{"zero", Constant(0), at(3), nil, 0},
 		{"negative is 0", Constant(-time.Second), at(3), nil, 0},
 		{"no randomness", Constant(time.Second), at(3), forbidden{t}, time.Second},
@@ -141,7 +141,7 @@ func TestFibonacci(t *testing.T) {
 func TestDecorrelated(t *testing.T) {
 	t.Parallel()
 	b := Decorrelated(time.Second, 10*time.Second)
-	prev := func(p time.Duration) Step { return Step{Attempt: 4, Previous: p, Remaining: -1} }
+	prev := func(p time.Duration) Step { return Step{Attempt: 4, Previous: p} }
 	runDelayCases(t, []delayCase{
 		{"first retry, top: 3×base", b, prev(0), high{}, 3 * time.Second},
 		{"first retry, bottom: base", b, prev(0), low{}, time.Second},
@@ -158,7 +158,7 @@ func TestDecorrelated(t *testing.T) {
 		{"zero base, first retry", Decorrelated(0, time.Minute), prev(0), forbidden{t}, 0},
 		{"zero base grows from previous", Decorrelated(0, time.Minute), prev(time.Second), high{}, 3 * time.Second},
 		{"negative base is 0", Decorrelated(-time.Second, time.Minute), prev(0), forbidden{t}, 0},
-		{"attempt does not matter", b, Step{Attempt: math.MaxInt, Previous: 2 * time.Second, Remaining: 0}, high{}, 6 * time.Second},
+		{"attempt does not matter", b, Step{Attempt: math.MaxInt, Previous: 2 * time.Second, Budgeted: true, Remaining: 0}, high{}, 6 * time.Second},
 	})
 	// The draw is uniform over [base, 3×previous], both ends included.
 	r := &scripted{vals: []int64{1234}}
@@ -199,7 +199,7 @@ func TestWaiter(t *testing.T) {
 		})
 	}
 
-	rem := func(a int, r time.Duration) Step { return Step{Attempt: a, Remaining: r} }
+	rem := func(a int, r time.Duration) Step { return Step{Attempt: a, Budgeted: true, Remaining: r} }
 	runDelayCases(t, []delayCase{
 		{"attempt 0 is 1", b, at(0), high{}, 2 * time.Second},
 		{"attempt MaxInt", b, at(math.MaxInt), high{}, 120 * time.Second},
@@ -216,8 +216,9 @@ func TestWaiter(t *testing.T) {
 		{"a top draw triggers the rule", b, rem(3, 9*time.Second), high{}, 9 * time.Second},
 		{"a bottom draw does not", b, rem(3, 9*time.Second), low{}, 2 * time.Second},
 		{"remaining 0", b, rem(5, 0), high{}, 0},
-		{"no budget", b, rem(2, -1), high{}, 4 * time.Second},
-		{"no budget, any negative", b, rem(2, -time.Hour), high{}, 4 * time.Second},
+		{"no budget", b, at(2), high{}, 4 * time.Second},
+		{"no budget, Remaining ignored", b, Step{Attempt: 2, Remaining: time.Second}, high{}, 4 * time.Second},
+		{"negative remaining is 0", b, rem(2, -time.Hour), high{}, 0},
 		{"huge budget", b, rem(2, maxDelay), high{}, 4 * time.Second},
 		{"zero min, remaining 0", Waiter(0, time.Minute), rem(4, 0), high{}, 0},
 		{"zero min, some budget", Waiter(0, time.Minute), rem(4, time.Second), high{}, 0},

@@ -23,8 +23,8 @@ import (
 // sleeping delay would leave no more than minDelay of the budget, sleep all
 // of it, so the final attempt runs right at the deadline (smithy-go's older
 // rule slept remaining - minDelay instead). remaining is Step.Remaining and
-// the rule applies only when it is ≥ 0; a negative Remaining means the run
-// has no budget. A Remaining of 0 gives 0.
+// the rule applies only to a run with a budget (Step.Budgeted); a remaining
+// of 0 (or less) gives 0.
 //
 // Negative durations count as 0. A maxDelay below minDelay counts as
 // minDelay, so every delay is minDelay. A minDelay of 0 makes every delay 0
@@ -43,7 +43,7 @@ func Waiter(minDelay, maxDelay time.Duration) Backoff {
 			d = min(maxDelay, shlSat(minDelay, a-1))
 		}
 		d = between(r, minDelay, d)
-		if rem := s.Remaining; rem >= 0 && rem-d <= minDelay {
+		if rem := max(s.Remaining, 0); s.Budgeted && rem-d <= minDelay {
 			d = rem
 		}
 		return d

@@ -638,12 +638,9 @@ func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time
 // delay cannot be slept: it would end past the deadline, or the server's hint
 // does.
 func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Time) (delay, hint time.Duration, end End) {
-	step := backoff.Step{Attempt: r.Number, Previous: previous, Remaining: -1}
+	step := backoff.Step{Attempt: r.Number, Previous: previous}
 	if !deadline.IsZero() {
-		step.Remaining = deadline.Sub(now)
-		if step.Remaining < 0 {
-			step.Remaining = 0
-		}
+		step.Budgeted, step.Remaining = true, max(deadline.Sub(now), 0)
 	}
 	b := s.Backoff
 	if r.Decision.Directive.IsThrottle() && s.ThrottleBackoff != nil {

@@ -251,9 +251,9 @@ func (s *State) Begin(now time.Time, c Config, pid int) int {
 	s.Status, s.PID = Running, pid
 	s.NextDue = now
 	if c.Backoff != nil {
-		step := backoff.Step{Attempt: n, Previous: time.Duration(s.Delay), Remaining: -1}
+		step := backoff.Step{Attempt: n, Previous: time.Duration(s.Delay)}
 		if !s.Deadline.IsZero() {
-			step.Remaining = max(s.Deadline.Sub(now), 0)
+			step.Budgeted, step.Remaining = true, max(s.Deadline.Sub(now), 0)
 		}
 		s.NextDue = now.Add(c.Backoff.Delay(step, c.Rand))
 	}
