@@ -202,8 +202,23 @@ func (s *Scope) Give(_ context.Context, n int) error {
 // Send takes a send token of the scope's adaptive limiter, or says how
 // long until one is there (Store). ctx is unused.
 func (s *Scope) Send(_ context.Context) (ok bool, wait time.Duration, err error) {
+	return s.send(s.now)
+}
+
+// Record records a response in the scope's adaptive limiter (Store). ctx
+// is unused.
+func (s *Scope) Record(_ context.Context, throttled bool) error {
+	return s.updateRate(s.now, throttled)
+}
+
+// send is the send step of the scope's adaptive limiter, at the time clock
+// gives under the file lock: it takes a send token, or takes nothing and
+// says how long until one is there. The scope's first send starts the
+// limiter's clock, as creating an Adaptive does; otherwise a limiter not
+// in force is not written.
+func (s *Scope) send(clock func() time.Time) (ok bool, wait time.Duration, err error) {
 	err = s.modify(func(st *scopeState) bool {
-		now := s.now()
+		now := clock()
 		a, fresh := st.adaptive(now)
 		if !a.Enabled {
 			ok = true
@@ -215,11 +230,11 @@ func (s *Scope) Send(_ context.Context) (ok bool, wait time.Duration, err error)
 	return ok, wait, err
 }
 
-// Record records a response in the scope's adaptive limiter (Store). ctx
-// is unused.
-func (s *Scope) Record(_ context.Context, throttled bool) error {
+// updateRate records a response in the scope's adaptive limiter, at the
+// time clock gives under the file lock.
+func (s *Scope) updateRate(clock func() time.Time, throttled bool) error {
 	return s.modify(func(st *scopeState) bool {
-		now := s.now()
+		now := clock()
 		a, _ := st.adaptive(now)
 		a.update(now, throttled)
 		return true
@@ -392,32 +407,13 @@ type ScopeLimiter struct {
 // throttling response. When ctx ends first it returns context.Cause(ctx)
 // and takes nothing. An error of the scope file is returned.
 func (l *ScopeLimiter) Wait(ctx context.Context) error {
-	return wait(ctx, l.sleep, func() (ok bool, d time.Duration, err error) {
-		err = l.scope.modify(func(st *scopeState) bool {
-			// The first send of the scope starts the limiter's clock, as
-			// creating an Adaptive does.
-			now := l.now()
-			a, fresh := st.adaptive(now)
-			if !a.Enabled {
-				ok = true
-				return fresh
-			}
-			ok, d = a.acquire(now)
-			return true
-		})
-		return ok, d, err
-	})
+	return wait(ctx, l.sleep, func() (bool, time.Duration, error) { return l.scope.send(l.now) })
 }
 
 // Update records how an attempt went in the scope's shared rate (see
 // Adaptive.Update). An error of the scope file is kept for Scope.Err.
 func (l *ScopeLimiter) Update(throttled bool) {
-	l.scope.record(l.scope.modify(func(st *scopeState) bool {
-		now := l.now()
-		a, _ := st.adaptive(now)
-		a.update(now, throttled)
-		return true
-	}))
+	l.scope.record(l.scope.updateRate(l.now, throttled))
 }
 
 // Stats returns a snapshot of the scope's shared limiter.
