@@ -22,8 +22,8 @@ const module = "github.com/retry-dev/retry"
 // subpackages; runner imports them; cmd imports everything below it; only
 // main imports cmd (and tools/mangen, which is not part of the binary:
 // it writes the man pages of cmd's commands). internal/ and bench/ hold
-// programs of their own (a go:generate generator, the servers of the
-// bench scripts) that import no project package.
+// programs of their own (a go:generate generator, the servers and Go
+// floors of the bench scripts) that import no project package.
 var floors = map[string][]string{
 	"acceptor": {"acceptor"},
 	"backoff":  {"backoff"},
@@ -43,9 +43,19 @@ var imports = map[string][]string{
 	".": {"cmd"},
 
 	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
-		"backoff", "bucket", "bucket/redis", "runner", "runner/durable", "runner/tcp"},
+		"backoff", "bucket", "bucket/redis",
+		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 
-	"runner": {"acceptor", "acceptor/errorcode", "backoff", "bucket"},
+	// The strategy loop knows only its Source interface.
+	"runner": {"acceptor", "backoff", "bucket"},
+	// The other attempt sources know the loop (its Result, the causes of a
+	// stopped attempt) and find error codes with acceptor/errorcode.
+	"runner/command": {"acceptor", "acceptor/errorcode", "runner", "runner/output"},
+	"runner/request": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
+	// What the sources keep of an attempt's output, and redaction: leaves
+	// under the sources, which cmd uses too.
+	"runner/output": nil,
+	"runner/redact": nil,
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
 	"runner/durable": {"acceptor", "backoff", "runner"},
@@ -66,6 +76,7 @@ var imports = map[string][]string{
 	"bucket/redis": {"bucket"},
 
 	"internal/waitergen": nil,
+	"bench/gofloor":      nil,
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
 	"bench/stormserver":  nil,

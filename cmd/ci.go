@@ -71,7 +71,7 @@ type ciLog struct {
 // newCILog returns the CI markup writer for o, or nil when no CI system
 // applies.
 func newCILog(o *Options, l *logger) *ciLog {
-	sys := resolveCI(o.CI, os.Getenv, runner.IsTerminal(o.IO.Err))
+	sys := resolveCI(o.CI, os.Getenv, isTerminal(o.IO.Err))
 	if sys == ciNone {
 		return nil
 	}

@@ -18,6 +18,9 @@ import (
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
+	"github.com/retry-dev/retry/runner/output"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // plan is everything a run needs, built and validated before the first
@@ -101,7 +104,7 @@ func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	var broken *runner.StreamError
+	var broken *output.StreamError
 	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
 		finalErr = writeFinal(o, p, out)
 	}
@@ -154,7 +157,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	case runner.EndScheduled:
 		return exitTempFail
 	}
-	var broken *runner.StreamError
+	var broken *output.StreamError
 	if errors.As(out.Err, &broken) {
 		return exitForStream(broken)
 	}
@@ -179,11 +182,11 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	switch {
 	case a.TimedOut:
 		return exitTimeout
-	case errors.As(a.Err, new(*runner.StreamError)):
+	case errors.As(a.Err, new(*output.StreamError)):
 		return exitIOError // the body could not be kept whole
 	case p.http:
 		return exitFailure
-	case errors.As(a.Err, new(*runner.OutputLimitError)):
+	case errors.As(a.Err, new(*output.LimitError)):
 		return exitFailure // retry stopped it: its status says nothing
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
@@ -417,7 +420,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	}
 	if o.URL != "" {
 		if len(o.Args) > 0 {
-			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(runner.RedactArgv(o.Args), " "))
+			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
 		}
 		if o.Shell {
 			return usageError("--shell: runs a command; it cannot go with --url")
@@ -433,7 +436,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	if err != nil {
 		return err
 	}
-	p.describe = runner.RedactArgv(argv)
+	p.describe = redact.Argv(argv)
 	var pattern *regexp.Regexp
 	if o.ErrorPattern != "" {
 		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
@@ -443,7 +446,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
 		}
 	}
-	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && runner.IsTerminal(o.IO.Out))
+	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && isTerminal(o.IO.Out))
 	killAfter := o.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
@@ -451,8 +454,8 @@ func (o *Options) source(p *plan, needJSON bool) error {
 	// Orphans of an attempt (double forks, setsid) reparent to retry, which
 	// stops and reaps them when the attempt ends. Where the kernel has no
 	// subreapers the process group still covers the usual cases.
-	_ = runner.EnableSubreaper()
-	c := &runner.Command{
+	_ = command.EnableSubreaper()
+	c := &command.Command{
 		Argv:         argv,
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
@@ -489,7 +492,7 @@ func (o *Options) argv() ([]string, error) {
 		return []string{o.ShellPath, "-c", args[0]}, nil
 	}
 	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n") {
-		argv, err := runner.SplitCommand(args[0])
+		argv, err := splitCommand(args[0])
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
@@ -515,7 +518,7 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 			return fmt.Errorf("--query: %v", err)
 		}
 		if _, err = o.IO.Out.Write(b); err != nil {
-			return &runner.StreamError{Stream: "stdout", Err: err}
+			return &output.StreamError{Stream: "stdout", Err: err}
 		}
 		return nil
 	}
@@ -525,15 +528,15 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
-		return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
 	if _, err = io.Copy(o.IO.Out, rc); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
-			return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 		}
-		return &runner.StreamError{Stream: "stdout", Err: err}
+		return &output.StreamError{Stream: "stdout", Err: err}
 	}
 	return nil
 }

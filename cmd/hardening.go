@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // exitIOError is retry's status when output could not be written or kept
@@ -67,14 +68,14 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 		}
 		r = stdin
 	} else {
-		want := "a file of at most " + runner.FormatSize(maxInputFile)
+		want := "a file of at most " + output.FormatSize(maxInputFile)
 		f, size, err := openRegular(name, want)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
 		if size > maxInputFile {
-			return nil, fmt.Errorf("%s: %s; want %s", name, runner.FormatSize(size), want)
+			return nil, fmt.Errorf("%s: %s; want %s", name, output.FormatSize(size), want)
 		}
 		r = f
 	}
@@ -87,7 +88,7 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 		if name == "-" {
 			what = "stdin"
 		}
-		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, runner.FormatSize(maxInputFile), runner.FormatSize(maxInputFile))
+		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, output.FormatSize(maxInputFile), output.FormatSize(maxInputFile))
 	}
 	return b, nil
 }
@@ -144,7 +145,7 @@ func (v sizeValue) String() string {
 	if *v.p == 0 {
 		return ""
 	}
-	return runner.FormatSize(*v.p)
+	return output.FormatSize(*v.p)
 }
 func (v sizeValue) Type() string { return "SIZE" }
 func (v sizeValue) Set(s string) error {
@@ -292,7 +293,7 @@ func loadArg(arg string, stdin io.Reader) ([]byte, error) {
 // closed pipe) rather than a failure to compute what to write.
 func isWriteError(err error) bool {
 	var pe *os.PathError
-	var se *runner.StreamError
+	var se *output.StreamError
 	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
 }
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // Exit statuses of retry itself (the others come from the command).
@@ -73,12 +73,12 @@ func exitCode(io *Streams, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(io.Err, "retry: "+runner.RedactText(ee.msg))
+			fmt.Fprintln(io.Err, "retry: "+redact.Text(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(io.Err, "retry: "+runner.RedactText(flagErrorText(err)))
+	fmt.Fprintln(io.Err, "retry: "+redact.Text(flagErrorText(err)))
 	return exitUsage
 }
 

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package runner
+package command
 
 import (
 	"errors"

@@ -1,4 +1,12 @@
-package runner
+// Package request is the HTTP attempt source of retry run --url: one HTTP
+// request per attempt (redirects followed, the body replayed, connections
+// reused), its response classified for the acceptors (status, headers,
+// Retry-After, the body kept whole, the error code of a failed response),
+// transport errors told transient or not, and what it shows redacted. It
+// implements runner.Source and imports acceptor, runner (the Result it
+// returns and the causes of a stopped attempt), runner/output (the kept body
+// and its bound) and runner/redact; runner does not import it.
+package request
 
 import (
 	"bytes"
@@ -23,47 +31,50 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/errorcode"
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
-// MaxRedirects is how many redirects an HTTP attempt follows; one more is a
+// maxRedirects is how many redirects an HTTP attempt follows; one more is a
 // failure.
-const MaxRedirects = 10
+const maxRedirects = 10
 
 // errorBodyLimit is how much of an error body ParseHTTPError sees.
 const errorBodyLimit = 1 << 20
 
 // The keys of Result.Info for HTTP attempts. Values are redacted
-// (RedactURL, RedactHeader).
+// (redact.URL, redact.Header).
 const (
-	// HTTPInfoMethod is the request method.
-	HTTPInfoMethod = "method"
-	// HTTPInfoURL is the request URL.
-	HTTPInfoURL = "url"
-	// HTTPInfoFinalURL is the URL of the response after redirects; absent
+	// InfoMethod is the request method.
+	InfoMethod = "method"
+	// InfoURL is the request URL.
+	InfoURL = "url"
+	// InfoFinalURL is the URL of the response after redirects; absent
 	// when no redirect was followed.
-	HTTPInfoFinalURL = "final_url"
-	// HTTPInfoRedirects is how many redirects were followed; absent for 0.
-	HTTPInfoRedirects = "redirects"
-	// HTTPInfoStatus is the response's status line, "HTTP/1.1 503 Service
+	InfoFinalURL = "final_url"
+	// InfoRedirects is how many redirects were followed; absent for 0.
+	InfoRedirects = "redirects"
+	// InfoStatus is the response's status line, "HTTP/1.1 503 Service
 	// Unavailable"; absent without a response.
-	HTTPInfoStatus = "status"
-	// HTTPInfoHeaders is the response's headers, one "Name: value" line per
+	InfoStatus = "status"
+	// InfoHeaders is the response's headers, one "Name: value" line per
 	// value, sorted by name, joined by "\n".
-	HTTPInfoHeaders = "headers"
-	// HTTPInfoRequestHeaders is the request's headers in the same form.
-	HTTPInfoRequestHeaders = "request_headers"
-	// HTTPInfoBodyBytes is the size of the response body read, in bytes.
-	HTTPInfoBodyBytes = "body_bytes"
-	// HTTPInfoError is the transport error, if any.
-	HTTPInfoError = "error"
+	InfoHeaders = "headers"
+	// InfoRequestHeaders is the request's headers in the same form.
+	InfoRequestHeaders = "request_headers"
+	// InfoBodyBytes is the size of the response body read, in bytes.
+	InfoBodyBytes = "body_bytes"
+	// InfoError is the transport error, if any.
+	InfoError = "error"
 )
 
 // errTooManyRedirects ends an attempt that would follow one redirect more
-// than MaxRedirects.
-var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", MaxRedirects)
+// than maxRedirects.
+var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", maxRedirects)
 
-// HTTPConfig describes the request of an HTTP source (retry run --url).
-type HTTPConfig struct {
+// Config describes the request of an HTTP source (retry run --url).
+type Config struct {
 	// URL is the request URL: http or https, with a host. User information
 	// ("https://user:pass@host/") becomes basic authentication and is
 	// redacted everywhere it is shown.
@@ -71,14 +82,14 @@ type HTTPConfig struct {
 	// Method is the request method as given (methods are case-sensitive).
 	// "" is POST when Body is not nil, else GET (curl's rule).
 	Method string
-	// Header holds the request headers (see ParseHeaders). A Host header
-	// sets the request's host; a User-Agent header replaces the default
-	// "retry/<Version>" (an empty value sends none). Accept defaults to
-	// "*/*". No Content-Type is added for a body.
+	// Header holds the request headers. A Host header sets the request's
+	// host; a User-Agent header replaces the default "retry/<Version>" (an
+	// empty value sends none). Accept defaults to "*/*". No Content-Type is
+	// added for a body.
 	Header http.Header
 	// Body is sent, identically, with every attempt (and replayed on 307
 	// and 308 redirects). nil sends no body; an empty non-nil body sends
-	// "Content-Length: 0". See LoadData for DATA and @FILE.
+	// "Content-Length: 0".
 	Body []byte
 	// CACert is a PEM file of the certificates to trust instead of the
 	// system's (curl --cacert). "" uses the system's.
@@ -96,18 +107,18 @@ type HTTPConfig struct {
 	// TempDir is where large response bodies spill ("" is os.TempDir).
 	TempDir string
 	// SpillThreshold is how much of a body stays in memory before it
-	// spills to a file; 0 is DefaultSpillThreshold, a negative value
+	// spills to a file; 0 is output.DefaultSpillThreshold, a negative value
 	// spills at once.
 	SpillThreshold int64
 	// MaxOutput bounds the body kept of a response: a longer one fails the
-	// attempt with an *OutputLimitError (not retried). 0 means
-	// DefaultMaxKeep.
+	// attempt with an *output.LimitError (not retried). 0 means
+	// output.DefaultMaxKeep.
 	MaxOutput int64
 	// MemoryFallback bounds the memory a body may take when its spill file
 	// cannot be written (see Command.MemoryFallback); 0 means
-	// DefaultMemoryFallback.
+	// output.DefaultMemoryFallback.
 	MemoryFallback int64
-	// Window is the size of Attempt.StdoutTail; ≤ 0 is DefaultWindow.
+	// Window is the size of Attempt.StdoutTail; ≤ 0 is output.DefaultWindow.
 	Window int
 	// Version goes into the User-Agent, "retry/<Version>"; "" sends
 	// "retry".
@@ -121,22 +132,27 @@ type HTTPConfig struct {
 }
 
 // HTTP is an attempt source that makes one HTTP request per attempt. Create
-// it with NewHTTP and Close it after the run. It reuses connections between
+// it with New and Close it after the run. It reuses connections between
 // attempts. Its attempts run one at a time.
 //
-// An attempt's Result has Kind HTTPAttempt (no exit status) and, with a response: Status, Header,
-// RetryAfter (ParseRetryAfter), the whole body as Stdout (held in memory up
-// to SpillThreshold, then in a temp file; Release frees it), its last Window
+// An attempt's Result has Kind HTTPAttempt (no exit status) and, with a
+// response: Status, Header, RetryAfter (the longer hint of Retry-After and
+// x-amz-retry-after), the whole body as Stdout (held in memory up to
+// SpillThreshold, then in a temp file; Release frees it), its last Window
 // bytes as StdoutTail, Failed for a status outside 2xx and, then, ErrorCode
 // and ErrorMessage parsed from the first MiB of the body and the headers.
+// Redirects are followed, 10 at most; one more fails the attempt.
 // Without a response (or when the body could not be read to its end): Failed,
-// Err (URL redacted) and Transient (see IsTransient). When ctx ends the
-// attempt, Stopped is context.Cause(ctx) and Err says the same. RetryUnsafe
-// is set when the method is not idempotent (see IsIdempotentMethod), neither
-// Idempotent nor an idempotency key is set, and the request may have reached
-// the server: a connection was made (a reset or a timeout after connecting,
-// any response). A request refused, or whose host was not found, was
-// certainly not sent.
+// Err (URL redacted) and Transient: true for a refused, reset or timed-out
+// connection, an unreachable network, a DNS failure other than an unknown
+// host, a connection closed early or an HTTP/2 stream refused; false for an
+// unknown host, TLS and certificate errors and too many redirects. When ctx
+// ends the attempt, Stopped is context.Cause(ctx) and Err says the same.
+// RetryUnsafe is set when the method is not idempotent (RFC 9110: GET, HEAD,
+// PUT, DELETE, OPTIONS and TRACE are), neither Idempotent nor an idempotency
+// key is set, and the request may have reached the server: a connection was
+// made (a reset or a timeout after connecting, any response). A request
+// refused, or whose host was not found, was certainly not sent.
 type HTTP struct {
 	method  string
 	url     string
@@ -146,8 +162,8 @@ type HTTP struct {
 	unsafe  bool
 	tempDir string
 	spill   int64
-	maxBody int64 // MaxOutput, or DefaultMaxKeep
-	memory  int64 // MemoryFallback, or DefaultMemoryFallback
+	maxBody int64 // MaxOutput, or output.DefaultMaxKeep
+	memory  int64 // MemoryFallback, or output.DefaultMemoryFallback
 	window  int
 	now     func() time.Time
 
@@ -158,7 +174,7 @@ type HTTP struct {
 	copyBuf   []byte // attempts run one at a time
 }
 
-// ConfigError is an invalid HTTPConfig field; Flag names it the way the CLI
+// ConfigError is an invalid Config field; Flag names it the way the CLI
 // does: url, request (the method), header, cacert, idempotency-key.
 type ConfigError struct {
 	Flag string
@@ -169,16 +185,16 @@ func (e *ConfigError) Error() string { return e.Err.Error() }
 
 func (e *ConfigError) Unwrap() error { return e.Err }
 
-// NewHTTP validates cfg and prepares its client. Every error it returns is a
+// New validates cfg and prepares its client. Every error it returns is a
 // usage error (nothing was sent): a URL that does not parse, a scheme other
 // than http and https, a missing host, an invalid method, header name or
 // value, an unreadable CA file or one without a PEM certificate, a failure to
 // draw an idempotency key. An unknown host is not an error here: attempts
 // fail on it.
-func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
+func New(cfg Config) (*HTTP, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil {
-		shown := RedactURL(cfg.URL)
+		shown := redact.URL(cfg.URL)
 		if shown != cfg.URL {
 			// The parser's detail may quote a piece of the password.
 			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: it does not parse (in user information, escape '/', '?', '#' and '@' as %%2F, %%3F, %%23, %%40)", shown)}
@@ -188,16 +204,16 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", RedactURL(cfg.URL))}
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no scheme (use http:// or https://)", redact.URL(cfg.URL))}
 	default:
-		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", RedactURL(cfg.URL), u.Scheme)}
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: unsupported scheme %q (use http or https)", redact.URL(cfg.URL), u.Scheme)}
 	}
 	if u.Hostname() == "" {
-		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no host", RedactURL(cfg.URL))}
+		return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: no host", redact.URL(cfg.URL))}
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: port %s is not in 1-65535", RedactURL(cfg.URL), p)}
+			return nil, &ConfigError{Flag: "url", Err: fmt.Errorf("invalid URL %q: port %s is not in 1-65535", redact.URL(cfg.URL), p)}
 		}
 	}
 	method := cfg.Method
@@ -222,19 +238,19 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	}
 	switch {
 	case h.spill == 0:
-		h.spill = DefaultSpillThreshold
+		h.spill = output.DefaultSpillThreshold
 	case h.spill < 0:
 		h.spill = 0
 	}
 	if h.window <= 0 {
-		h.window = DefaultWindow
+		h.window = output.DefaultWindow
 	}
 	h.maxBody, h.memory = cfg.MaxOutput, cfg.MemoryFallback
 	if h.maxBody <= 0 {
-		h.maxBody = DefaultMaxKeep
+		h.maxBody = output.DefaultMaxKeep
 	}
 	if h.memory <= 0 {
-		h.memory = DefaultMemoryFallback
+		h.memory = output.DefaultMemoryFallback
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -273,7 +289,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 			if r == nil {
 				r = rand.Reader
 			}
-			if key, err = NewUUID(r); err != nil {
+			if key, err = newUUID(r); err != nil {
 				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
 		} else if !validHTTPHeaderValue(key) {
@@ -281,7 +297,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 		}
 		h.header.Set("Idempotency-Key", key)
 	}
-	h.unsafe = !IsIdempotentMethod(method) && !cfg.Idempotent && h.header.Get("Idempotency-Key") == ""
+	h.unsafe = !isIdempotentMethod(method) && !cfg.Idempotent && h.header.Get("Idempotency-Key") == ""
 
 	tlsConfig := &tls.Config{InsecureSkipVerify: cfg.Insecure}
 	if cfg.CACert != "" {
@@ -303,7 +319,7 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 	h.client = &http.Client{
 		Transport: t,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) > MaxRedirects {
+			if len(via) > maxRedirects {
 				return errTooManyRedirects
 			}
 			if !sameOrigin(req.URL, via[0].URL) {
@@ -312,8 +328,8 @@ func NewHTTP(cfg HTTPConfig) (*HTTP, error) {
 			return nil
 		},
 	}
-	h.reqInfo = formatHTTPHeader(RedactHeader(h.requestHeader()))
-	h.urlInfo = RedactURL(h.url)
+	h.reqInfo = formatHTTPHeader(redact.Header(h.requestHeader()))
+	h.urlInfo = redact.URL(h.url)
 	return h, nil
 }
 
@@ -334,10 +350,10 @@ func sameOrigin(a, b *url.URL) bool {
 
 // stripSecrets removes the credentials from the header of a request that a
 // redirect sends to another origin, as curl does: Authorization,
-// Proxy-Authorization, Cookie and every header IsSecretHeader hides.
+// Proxy-Authorization, Cookie and every header redact.IsSecretHeader hides.
 func stripSecrets(h http.Header) {
 	for k := range h {
-		if IsSecretHeader(k) && k != "Idempotency-Key" { // a key for deduplication, not a credential
+		if redact.IsSecretHeader(k) && k != "Idempotency-Key" { // a key for deduplication, not a credential
 			delete(h, k)
 		}
 	}
@@ -369,21 +385,21 @@ func (h *HTTP) Close() error {
 
 // Attempt makes the request once; see HTTP for what the Result holds. n and
 // max are not used: the request is the same on every attempt.
-func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
+func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	a := &acceptor.Attempt{Kind: acceptor.HTTPAttempt}
-	res := &Result{Attempt: a, Info: map[string]string{
-		HTTPInfoMethod:         h.method,
-		HTTPInfoURL:            h.urlInfo,
-		HTTPInfoRequestHeaders: h.reqInfo,
+	res := &runner.Result{Attempt: a, Info: map[string]string{
+		InfoMethod:         h.method,
+		InfoURL:            h.urlInfo,
+		InfoRequestHeaders: h.reqInfo,
 	}}
-	fail := func(err error, transient bool) *Result {
+	fail := func(err error, transient bool) *runner.Result {
 		a.Failed = true
 		a.Err, a.Transient = err, transient
 		if ctx.Err() != nil {
 			res.Stopped = context.Cause(ctx)
 			a.Err, a.Transient = res.Stopped, true
 		}
-		res.Info[HTTPInfoError] = a.Err.Error()
+		res.Info[InfoError] = a.Err.Error()
 		return res
 	}
 
@@ -394,8 +410,8 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	var connected atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { connected.Store(true) }}
 	req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), h.method, h.url, body)
-	if err != nil { // NewHTTP validated the URL and method
-		return fail(redactError(err), false)
+	if err != nil { // New validated the URL and method
+		return fail(redact.Error(err), false)
 	}
 	req.Header = h.header.Clone()
 	req.Host = h.host
@@ -406,25 +422,25 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 			resp.Body.Close()
 		}
 		a.RetryUnsafe = h.unsafe && connected.Load()
-		return fail(redactError(err), IsTransient(err))
+		return fail(redact.Error(err), isTransient(err))
 	}
 	defer resp.Body.Close()
 	a.RetryUnsafe = h.unsafe
 	a.Status, a.Header = resp.StatusCode, resp.Header
 	a.Failed = resp.StatusCode < 200 || resp.StatusCode > 299
-	a.RetryAfter = ParseRetryAfter(resp.Header, h.now())
-	res.Info[HTTPInfoStatus] = resp.Proto + " " + resp.Status
-	res.Info[HTTPInfoHeaders] = formatHTTPHeader(RedactHeader(resp.Header))
+	a.RetryAfter = parseRetryAfter(resp.Header, h.now())
+	res.Info[InfoStatus] = resp.Proto + " " + resp.Status
+	res.Info[InfoHeaders] = formatHTTPHeader(redact.Header(resp.Header))
 	if resp.Request.Response != nil { // redirected
-		res.Info[HTTPInfoFinalURL] = RedactURL(resp.Request.URL.String())
+		res.Info[InfoFinalURL] = redact.URL(resp.Request.URL.String())
 		hops := 0
 		for r := resp.Request; r.Response != nil; r = r.Response.Request {
 			hops++
 		}
-		res.Info[HTTPInfoRedirects] = strconv.Itoa(hops)
+		res.Info[InfoRedirects] = strconv.Itoa(hops)
 	}
 
-	c := NewCapture(h.tempDir, h.spill, h.window)
+	c := output.NewCapture(h.tempDir, h.spill, h.window)
 	c.MemoryFallback = h.memory
 	res.Release = func() { c.Close() }
 	a.Stdout = c.Open
@@ -441,12 +457,12 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	_, err = io.CopyBuffer(w, io.LimitReader(src, h.maxBody+1), h.copyBuf)
 	a.StdoutTail = c.Tail()
 	if err == nil && c.Size() > h.maxBody {
-		limit := &OutputLimitError{Limit: h.maxBody, Kept: h.maxBody == DefaultMaxKeep}
+		limit := &output.LimitError{Limit: h.maxBody, Kept: h.maxBody == output.DefaultMaxKeep}
 		a.Failed, a.Err = true, limit
-		res.Info[HTTPInfoError] = limit.Error()
+		res.Info[InfoError] = limit.Error()
 		return res
 	}
-	res.Info[HTTPInfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
+	res.Info[InfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
 		a.ErrorCode, a.ErrorMessage = errorcode.ParseHTTPError(resp.Header, head.buf)
 	}
@@ -454,15 +470,15 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *Result {
 	case err == nil:
 		return res
 	case src.err != nil: // reading the body
-		return fail(fmt.Errorf("reading the response body: %w", err), IsTransient(err))
+		return fail(fmt.Errorf("reading the response body: %w", err), isTransient(err))
 	}
-	return fail(&StreamError{Stream: "the response body", Keeping: true, Err: err}, false)
+	return fail(&output.StreamError{Stream: "the response body", Keeping: true, Err: err}, false)
 }
 
-// IsIdempotentMethod reports whether method is one that RFC 9110 calls
+// isIdempotentMethod reports whether method is one that RFC 9110 calls
 // idempotent, and so safe to retry: GET, HEAD, PUT, DELETE, OPTIONS, TRACE.
 // Methods are case-sensitive: "get" is not GET.
-func IsIdempotentMethod(method string) bool {
+func isIdempotentMethod(method string) bool {
 	switch method {
 	case http.MethodGet, http.MethodHead, http.MethodPut, http.MethodDelete, http.MethodOptions, http.MethodTrace:
 		return true
@@ -470,7 +486,7 @@ func IsIdempotentMethod(method string) bool {
 	return false
 }
 
-// IsTransient reports whether an error of an HTTP call is worth a retry on
+// isTransient reports whether an error of an HTTP call is worth a retry on
 // the client side: connection refused, reset or aborted, a broken pipe, an
 // unreachable network or host, a connection closed before the response
 // ended, a timeout, a DNS failure other than "no such host", an HTTP/2
@@ -478,7 +494,7 @@ func IsIdempotentMethod(method string) bool {
 // transient: an unknown host (NXDOMAIN), TLS certificate and handshake
 // errors, a bad URL, too many redirects, and any error it does not know. nil
 // is not transient.
-func IsTransient(err error) bool {
+func isTransient(err error) bool {
 	if err == nil || errors.Is(err, errTooManyRedirects) {
 		return false
 	}
@@ -531,10 +547,10 @@ var transientMessages = []string{
 	"INTERNAL_ERROR",
 }
 
-// NewUUID returns a random UUID, version 4, in its canonical form
+// newUUID returns a random UUID, version 4, in its canonical form
 // ("xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx"), drawing 16 bytes from r. It
 // fails only when r does.
-func NewUUID(r io.Reader) (string, error) {
+func newUUID(r io.Reader) (string, error) {
 	var b [16]byte
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return "", err
@@ -542,50 +558,6 @@ func NewUUID(r io.Reader) (string, error) {
 	b[6] = b[6]&0x0f | 0x40 // version 4
 	b[8] = b[8]&0x3f | 0x80 // RFC 9562 variant
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16]), nil
-}
-
-// ParseHeaders parses request headers written "Name: value" (curl -H). The
-// value is trimmed of blanks; "Name:" sends the header with an empty value.
-// A line without a colon, or with a name that is not an HTTP token, is an
-// error that quotes it.
-func ParseHeaders(lines []string) (http.Header, error) {
-	h := make(http.Header, len(lines))
-	for _, line := range lines {
-		name, value, ok := strings.Cut(line, ":")
-		name = strings.TrimSpace(name)
-		if !ok || !isHTTPToken(name) {
-			return nil, fmt.Errorf("invalid header %q: want 'Name: value'", line)
-		}
-		value = strings.Trim(value, " \t")
-		if !validHTTPHeaderValue(value) {
-			return nil, fmt.Errorf("invalid header %q: control characters are not allowed", line)
-		}
-		h.Add(name, value)
-	}
-	return h, nil
-}
-
-// LoadData resolves a request body written as curl --data-binary does:
-// "@FILE" is the content of FILE, byte-exact ("@-" is all of stdin, read
-// once); anything else is the data itself. A FILE that cannot be read is an
-// error naming it.
-func LoadData(arg string, stdin io.Reader) ([]byte, error) {
-	name, ok := strings.CutPrefix(arg, "@")
-	if !ok {
-		return []byte(arg), nil
-	}
-	if name == "-" {
-		b, err := io.ReadAll(stdin)
-		if err != nil {
-			return nil, fmt.Errorf("reading the request body from stdin: %w", err)
-		}
-		return b, nil
-	}
-	b, err := os.ReadFile(name)
-	if err != nil {
-		return nil, fmt.Errorf("reading the request body: %w", err)
-	}
-	return b, nil
 }
 
 // isHTTPToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).

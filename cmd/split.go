@@ -1,4 +1,4 @@
-package runner
+package cmd
 
 import (
 	"errors"
@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// shellHint ends every SplitCommand refusal.
+// shellHint ends every splitCommand refusal.
 const shellHint = "use --shell to run it with /bin/sh"
 
-// SplitCommand splits one command string into argv by the POSIX shell's
+// splitCommand splits one command string into argv by the POSIX shell's
 // word rules, without a shell: blanks separate words; 'single quotes' keep
 // everything literally; "double quotes" keep everything but a backslash
 // before $ ` " \ or a newline; an unquoted backslash keeps the next
@@ -28,7 +28,7 @@ const shellHint = "use --shell to run it with /bin/sh"
 // package reads "\d" inside double quotes as "d" and an unquoted \t as a
 // tab, where a shell keeps "\d" and reads \t as t; a regexp argument would
 // silently change.
-func SplitCommand(s string) ([]string, error) {
+func splitCommand(s string) ([]string, error) {
 	var (
 		args   []string
 		word   strings.Builder

@@ -1,4 +1,4 @@
-package runner
+package command
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"time"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 // Hook is the command of --on-retry: it runs before every retry, as an
@@ -36,7 +38,7 @@ type Hook struct {
 // Strategy.OnRetry. The result's Err says how the hook failed: it could not
 // start, it exited non-zero, or it was stopped (a timeout, the deadline, a
 // signal).
-func (h *Hook) Run(ctx context.Context, prev *Record, n int) *HookResult {
+func (h *Hook) Run(ctx context.Context, prev *runner.Record, n int) *runner.HookResult {
 	env := h.Env
 	if env == nil {
 		env = os.Environ()
@@ -61,10 +63,10 @@ func (h *Hook) Run(ctx context.Context, prev *Record, n int) *HookResult {
 	}
 	defer c.Close()
 	r := c.Attempt(ctx, prev.Number, h.MaxAttempts)
-	res := &HookResult{Stopped: r.Stopped}
+	res := &runner.HookResult{Stopped: r.Stopped}
 	a := r.Attempt
 	switch {
-	case r.Stopped != nil && errors.Is(r.Stopped, ErrAttemptTimeout):
+	case r.Stopped != nil && errors.Is(r.Stopped, runner.ErrAttemptTimeout):
 		res.Err = errors.New("timed out (--attempt-timeout)")
 	case r.Stopped != nil:
 		res.Err = fmt.Errorf("stopped: %w", r.Stopped)

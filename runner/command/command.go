@@ -1,4 +1,14 @@
-package runner
+// Package command is the attempt source that runs a command, one process
+// group per attempt: starting it (a lookPath that searches the child's PATH),
+// its stdin (passed through, or recorded and replayed to later attempts), its
+// output (passed through live, kept whole, bounded), stopping it (the stop
+// signal, a grace, SIGKILL) and reaping all it left behind (the process
+// group, and as a child subreaper the processes that escaped it). Hook runs
+// the --on-retry command the same way. It implements runner.Source and
+// imports acceptor, runner (the Result it returns, the causes of a stopped
+// attempt, the Record a hook sees) and runner/output; runner does not import
+// it.
+package command
 
 import (
 	"bytes"
@@ -17,17 +27,14 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/errorcode"
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // Defaults of a Command's zero-valued fields.
 const (
 	// DefaultKillAfter is the grace between the stop signal and SIGKILL.
 	DefaultKillAfter = 5 * time.Second
-	// DefaultWindow is the tail window kept of stdout and stderr (1 MiB).
-	DefaultWindow = 1 << 20
-	// DefaultSpillThreshold is how much of a stream is kept in memory before
-	// it spills to a temporary file (8 MiB).
-	DefaultSpillThreshold = 8 << 20
 )
 
 // pipeDrain is how long an attempt still reads its stdout and stderr after
@@ -126,13 +133,13 @@ type Command struct {
 	Stderr io.Writer
 	// MaxOutput bounds the output of an attempt, stdout and stderr
 	// together, in bytes: an attempt that writes more is stopped and fails
-	// with an *OutputLimitError. 0 means no bound for live output and
-	// DefaultMaxKeep for kept stdout.
+	// with an *output.LimitError. 0 means no bound for live output and
+	// output.DefaultMaxKeep for kept stdout.
 	MaxOutput int64
 	// MemoryFallback bounds the memory a stream kept whole may take when its
 	// spill file cannot be created or written; 0 means
-	// DefaultMemoryFallback. Beyond it the attempt is stopped with a
-	// *StreamError, and the run ends: output is never silently cut.
+	// output.DefaultMemoryFallback. Beyond it the attempt is stopped with a
+	// *output.StreamError, and the run ends: output is never silently cut.
 	MemoryFallback int64
 	// KeepStdout also keeps the whole stdout in live mode, for acceptors
 	// that parse it as JSON. Without it, a live attempt's stdout can be
@@ -140,11 +147,11 @@ type Command struct {
 	KeepStdout bool
 
 	// Window is the size of the tail window kept of each stream for output
-	// acceptors and error codes; 0 means DefaultWindow.
+	// acceptors and error codes; 0 means output.DefaultWindow.
 	Window int
 	// SpillThreshold is how much of stdout (and of the stdin recording) is
 	// kept in memory before spilling to a temporary file; 0 means
-	// DefaultSpillThreshold and a negative value spills at once.
+	// output.DefaultSpillThreshold and a negative value spills at once.
 	SpillThreshold int64
 	// TempDir holds the spill files; "" is os.TempDir(). The files are
 	// unlinked as soon as they are created.
@@ -189,14 +196,14 @@ func (c *Command) killAfter() time.Duration {
 
 func (c *Command) window() int {
 	if c.Window <= 0 {
-		return DefaultWindow
+		return output.DefaultWindow
 	}
 	return c.Window
 }
 
 func (c *Command) memoryFallback() int64 {
 	if c.MemoryFallback <= 0 {
-		return DefaultMemoryFallback
+		return output.DefaultMemoryFallback
 	}
 	return c.MemoryFallback
 }
@@ -215,7 +222,7 @@ var errKilled = errors.New("killed")
 func (c *Command) spillThreshold() int64 {
 	switch {
 	case c.SpillThreshold == 0:
-		return DefaultSpillThreshold
+		return output.DefaultSpillThreshold
 	case c.SpillThreshold < 0:
 		return 0
 	}
@@ -281,9 +288,9 @@ func (st *commandState) attemptEnv(n, max int) []string {
 // 127 and Err a *StartError; a context already done when Attempt is called
 // starts nothing (Skipped: no exit status) and returns its cause in Stopped
 // and Err.
-func (c *Command) Attempt(ctx context.Context, n, max int) *Result {
+func (c *Command) Attempt(ctx context.Context, n, max int) *runner.Result {
 	a := &acceptor.Attempt{Number: n, Kind: acceptor.CommandAttempt}
-	res := &Result{Attempt: a}
+	res := &runner.Result{Attempt: a}
 	if c.closed {
 		return notStarted(res, &StartError{Name: c.name(), Err: errors.New("command closed"), Code: 126})
 	}
@@ -313,7 +320,7 @@ func (c *Command) name() string {
 	return c.Argv[0]
 }
 
-func notStarted(res *Result, err *StartError) *Result {
+func notStarted(res *runner.Result, err *StartError) *runner.Result {
 	res.Failed, res.NotStarted, res.ExitCode, res.Err = true, true, err.Code, err
 	return res
 }
@@ -323,13 +330,13 @@ func notStarted(res *Result, err *StartError) *Result {
 // awaitLeader): a command that writes nothing to a stream costs no
 // goroutine, no *os.File and no poller registration for it.
 type pump struct {
-	name   string    // "stdout" or "stderr", for errors
-	fd     int       // the pipe's read end
-	r      *os.File  // fd as a non-blocking file, once started
-	buf    *[]byte   // the read buffer, kept across attempts; made at start
-	live   io.Writer // nil after a write error
-	keep   *Capture  // the whole stream, or nil
-	tail   ring      // the window, when keep is nil
+	name   string          // "stdout" or "stderr", for errors
+	fd     int             // the pipe's read end
+	r      *os.File        // fd as a non-blocking file, once started
+	buf    *[]byte         // the read buffer, kept across attempts; made at start
+	live   io.Writer       // nil after a write error
+	keep   *output.Capture // the whole stream, or nil
+	tail   ring            // the window, when keep is nil
 	window int
 	total  int64
 	done   chan struct{}
@@ -371,7 +378,7 @@ func (p *pump) take(b []byte) {
 		if _, werr := p.live.Write(b); werr != nil {
 			p.live = nil
 			if p.guard != nil {
-				p.guard.fail(&StreamError{Stream: p.name, Err: werr})
+				p.guard.fail(&output.StreamError{Stream: p.name, Err: werr})
 			}
 		}
 	}
@@ -381,12 +388,12 @@ func (p *pump) take(b []byte) {
 	case p.dropKeep:
 	case p.guard != nil && p.guard.kept > 0 && p.keep.Size()+int64(len(b)) > p.guard.kept:
 		p.dropKeep = true
-		p.guard.fail(&OutputLimitError{Limit: p.guard.kept, Kept: true})
+		p.guard.fail(&output.LimitError{Limit: p.guard.kept, Kept: true})
 	default:
 		if _, err := p.keep.Write(b); err != nil {
 			p.dropKeep = true
 			if p.guard != nil {
-				p.guard.fail(&StreamError{Stream: p.name, Keeping: true, Err: err})
+				p.guard.fail(&output.StreamError{Stream: p.name, Keeping: true, Err: err})
 			}
 		}
 	}
@@ -417,7 +424,7 @@ func (p *pump) tailBytes() []byte {
 }
 
 // finish records the outcome of a started attempt in res.
-func (c *Command) finish(res *Result, status int, stdout, stderr *pump) {
+func (c *Command) finish(res *runner.Result, status int, stdout, stderr *pump) {
 	a := res.Attempt
 	a.ExitCode = status
 	a.Failed = status != 0
@@ -466,11 +473,9 @@ func (c *Command) Close() error {
 	return c.state.stdin.close()
 }
 
-// IsTerminal reports whether f is a terminal (golang.org/x/term, so on
+// isTerminal reports whether f is a terminal (golang.org/x/term, so on
 // every platform it supports), without changing f's mode: the check runs on
-// the raw descriptor, where f.Fd() would make f blocking. A nil f is not.
-func IsTerminal(f *os.File) bool { return f != nil && isTerminal(f) }
-
+// the raw descriptor, where f.Fd() would make f blocking.
 func isTerminal(f *os.File) bool {
 	rc, err := f.SyscallConn()
 	if err != nil {

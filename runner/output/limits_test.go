@@ -1,4 +1,4 @@
-package runner
+package output
 
 import (
 	"bytes"
@@ -42,24 +42,6 @@ func TestCaptureNoFallback(t *testing.T) {
 	defer c.Close()
 	if _, err := c.Write(make([]byte, 11)); err == nil {
 		t.Fatalf("a spill that cannot happen was accepted")
-	}
-}
-
-// The guard fails the attempt once, on the first problem, and counts
-// output against the limit.
-func TestAttemptGuard(t *testing.T) {
-	var stops []error
-	g := &attemptGuard{stop: func(err error) { stops = append(stops, err) }, limit: 10}
-	if !g.count(10) {
-		t.Fatalf("10 bytes of 10 failed")
-	}
-	if g.count(1) {
-		t.Fatalf("11 bytes of 10 passed")
-	}
-	g.fail(&StreamError{Stream: "stdout", Err: errors.New("x")})
-	var limit *OutputLimitError
-	if len(stops) != 1 || !errors.As(g.problem(), &limit) || limit.Error() != "output exceeded --max-output 10B" {
-		t.Errorf("stops %v, problem %v", stops, g.problem())
 	}
 }
 

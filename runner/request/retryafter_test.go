@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"math"
@@ -49,8 +49,8 @@ func TestParseRetryAfter(t *testing.T) {
 					h.Set(k, v) // canonicalizes "x-amz-retry-after"
 				}
 			}
-			if got := ParseRetryAfter(h, now); got != tt.want {
-				t.Errorf("ParseRetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
+			if got := parseRetryAfter(h, now); got != tt.want {
+				t.Errorf("parseRetryAfter(%v) = %v, want %v", tt.header, got, tt.want)
 			}
 		})
 	}
@@ -58,7 +58,7 @@ func TestParseRetryAfter(t *testing.T) {
 
 func TestParseRetryAfterFirstValueWins(t *testing.T) {
 	h := http.Header{"Retry-After": {"7", "100"}}
-	if got := ParseRetryAfter(h, time.Now()); got != 7*time.Second {
+	if got := parseRetryAfter(h, time.Now()); got != 7*time.Second {
 		t.Errorf("got %v, want 7s", got)
 	}
 }

@@ -1,4 +1,11 @@
-package runner
+// Package output keeps what an attempt writes. A Capture holds a stream
+// byte-exact, in memory up to a threshold and in an unlinked temporary file
+// beyond, with a tail window for output acceptors. StreamError says that a
+// stream could not be written or kept whole, LimitError that it passed its
+// bound. Both attempt sources use it: runner/command for stdout and the stdin
+// recording, runner/request for response bodies. It imports no project
+// package.
+package output
 
 import (
 	"errors"
@@ -6,7 +13,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 )
 
 // ErrCaptureClosed is returned by a Capture's methods after Close.
@@ -189,9 +195,6 @@ func (c *Capture) memTail() []byte {
 // Size returns the number of bytes written.
 func (c *Capture) Size() int64 { return c.size }
 
-// Spilled reports whether the stream went to a temporary file.
-func (c *Capture) Spilled() bool { return c.file != nil }
-
 // Tail returns the last bytes written, at most the window given to
 // NewCapture; nil when nothing was written, the window is 0, or reading
 // them back from the spill file failed. The slice may share memory with the
@@ -303,66 +306,3 @@ func (c *Capture) Close() error {
 	}
 	return nil
 }
-
-// ring keeps the last bytes of a stream in a buffer that grows up to its
-// window and then wraps.
-type ring struct {
-	buf  []byte
-	pos  int // next write position once full
-	full bool
-}
-
-// write appends p, keeping at most window bytes.
-func (r *ring) write(p []byte, window int) {
-	if window <= 0 || len(p) == 0 {
-		return
-	}
-	if !r.full {
-		if len(r.buf)+len(p) <= window {
-			if len(r.buf)+len(p) > cap(r.buf) {
-				grown := make([]byte, len(r.buf), min(window, max(2*cap(r.buf), len(r.buf)+len(p), captureFirst)))
-				copy(grown, r.buf)
-				r.buf = grown
-			}
-			r.buf = append(r.buf, p...)
-			return
-		}
-		// The window fills: from now on the buffer is full size and wraps.
-		if cap(r.buf) < window {
-			grown := make([]byte, len(r.buf), window)
-			copy(grown, r.buf)
-			r.buf = grown
-		}
-		k := window - len(r.buf)
-		r.buf = append(r.buf, p[:k]...)
-		p = p[k:]
-		r.full = true
-		r.pos = 0
-	}
-	if len(p) >= window {
-		copy(r.buf, p[len(p)-window:])
-		r.pos = 0
-		return
-	}
-	k := copy(r.buf[r.pos:], p)
-	if k < len(p) {
-		copy(r.buf, p[k:])
-	}
-	r.pos = (r.pos + len(p)) % window
-}
-
-// bytes returns the window in order. It rotates the buffer in place, so it
-// allocates nothing; the slice is valid until the next write.
-func (r *ring) bytes() []byte {
-	if !r.full || r.pos == 0 {
-		return r.buf
-	}
-	slices.Reverse(r.buf[:r.pos])
-	slices.Reverse(r.buf[r.pos:])
-	slices.Reverse(r.buf)
-	r.pos = 0
-	return r.buf
-}
-
-// size returns the number of bytes in the window.
-func (r *ring) size() int { return len(r.buf) }

@@ -1,4 +1,4 @@
-package runner
+package output
 
 import (
 	"bytes"
@@ -64,8 +64,8 @@ func TestCapture(t *testing.T) {
 			c := NewCapture(dir, tt.threshold, tt.window)
 			want := data[:tt.size]
 			writeIn(t, c, want, tt.pieces...)
-			if c.Size() != int64(tt.size) || c.Spilled() != tt.spilled {
-				t.Fatalf("Size %d Spilled %v, want %d %v", c.Size(), c.Spilled(), tt.size, tt.spilled)
+			if c.Size() != int64(tt.size) || (c.file != nil) != tt.spilled {
+				t.Fatalf("Size %d Spilled %v, want %d %v", c.Size(), c.file != nil, tt.size, tt.spilled)
 			}
 			for range 2 {
 				if got := readCapture(t, c); !bytes.Equal(got, want) {
@@ -114,24 +114,5 @@ func TestCaptureSpillFailure(t *testing.T) {
 	}
 	if _, err := c.Write([]byte("f")); err == nil {
 		t.Errorf("Write after a failure succeeded")
-	}
-}
-
-func TestRing(t *testing.T) {
-	var r ring
-	var all []byte
-	for i, k := range []int{3, 1, 5, 9, 2, 20, 1, 7, 4} {
-		p := bytes.Repeat([]byte{byte('a' + i)}, k)
-		all = append(all, p...)
-		r.write(p, 8)
-		want := all[max(0, len(all)-8):]
-		if got := r.bytes(); !bytes.Equal(got, want) {
-			t.Fatalf("after %d writes: %q, want %q", i+1, got, want)
-		}
-	}
-	var none ring
-	none.write([]byte("abc"), 0)
-	if none.bytes() != nil {
-		t.Errorf("a zero window kept bytes")
 	}
 }

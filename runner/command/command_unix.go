@@ -1,6 +1,6 @@
 //go:build unix
 
-package runner
+package command
 
 import (
 	"bytes"
@@ -15,11 +15,14 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // run starts the command, waits for it and for everything it left behind,
 // and records the outcome in res.
-func (c *Command) run(ctx context.Context, st *commandState, path string, res *Result, n, max int) {
+func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, max int) {
 	var out, errs [2]int
 	if err := pipeCloexec(&out); err != nil {
 		notStarted(res, &StartError{Name: c.Argv[0], Err: os.NewSyscallError("pipe", err), Code: 126})
@@ -73,10 +76,10 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 
 	window := c.window()
-	guard := &attemptGuard{limit: max64(c.MaxOutput, 0), kept: DefaultMaxKeep}
+	guard := &attemptGuard{limit: max64(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
 	stdout := &pump{name: "stdout", fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, guard: guard, done: make(chan struct{})}
 	if c.Stdout == nil || c.KeepStdout {
-		stdout.keep = NewCapture(c.TempDir, c.spillThreshold(), window)
+		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
 		stdout.keep.MemoryFallback = c.memoryFallback()
 		stdout.keep.TailBuf = &st.tailBuf
 	}
@@ -88,7 +91,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
 	// The recording of stdin can fail (a full TMPDIR): the attempt must
 	// not run on with its stdin cut short.
-	st.stdin.onFail(func(err error) { guard.fail(&StreamError{Stream: "stdin", Keeping: true, Err: err}) })
+	st.stdin.onFail(func(err error) { guard.fail(&output.StreamError{Stream: "stdin", Keeping: true, Err: err}) })
 	terminalStop := false
 	awaitLeader(pid, func() {
 		terminalStop = true
@@ -119,9 +122,9 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 	}
 	c.finish(res, status, stdout, stderr)
 	if err := st.stdin.err(); err != nil {
-		guard.fail(&StreamError{Stream: "stdin", Keeping: true, Err: err})
+		guard.fail(&output.StreamError{Stream: "stdin", Keeping: true, Err: err})
 	}
-	var limit *OutputLimitError
+	var limit *output.LimitError
 	switch problem := guard.problem(); {
 	case terminalStop:
 		// Waiting for a terminal it will never get: a failed attempt,
@@ -134,8 +137,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *R
 			res.Stopped = nil // a failed attempt, evaluated as such
 		}
 		res.Failed, res.Err = true, problem
-	default: // a *StreamError: the run cannot go on without losing output
-		var intr *Interrupt
+	default: // a *output.StreamError: the run cannot go on without losing output
+		var intr *runner.Interrupt
 		if !errors.As(res.Stopped, &intr) {
 			res.Stopped = problem
 		}
@@ -360,7 +363,7 @@ func (p *process) send(sig syscall.Signal) {
 	}
 }
 
-// stop signals the attempt because its context is done: the *Interrupt's
+// stop signals the attempt because its context is done: the *runner.Interrupt's
 // signal or SIGTERM, then SIGCONT (a stopped process must see it), and
 // SIGKILL when the grace ends. It does nothing once the leader exited.
 func (p *process) stop(cause error) {
@@ -379,7 +382,7 @@ func (p *process) stop(cause error) {
 		return
 	}
 	sig := syscall.SIGTERM
-	var intr *Interrupt
+	var intr *runner.Interrupt
 	if errors.As(cause, &intr) && intr.Signal != 0 {
 		sig = intr.Signal
 	}

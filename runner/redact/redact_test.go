@@ -1,4 +1,4 @@
-package runner
+package redact
 
 import (
 	"errors"
@@ -24,8 +24,8 @@ func TestRedactURL(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := RedactURL(tt.in); got != tt.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tt.in, got, tt.want)
+		if got := URL(tt.in); got != tt.want {
+			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -39,7 +39,7 @@ func TestRedactHeader(t *testing.T) {
 		"x-api-key":           {"secret"}, // not canonical: still matched
 		"Content-Type":        {"application/json"},
 	}
-	got := RedactHeader(h)
+	got := Header(h)
 	want := http.Header{
 		"Authorization":       {"REDACTED"},
 		"Proxy-Authorization": {"REDACTED"},
@@ -49,23 +49,23 @@ func TestRedactHeader(t *testing.T) {
 		"Content-Type":        {"application/json"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("RedactHeader = %v, want %v", got, want)
+		t.Errorf("Header = %v, want %v", got, want)
 	}
 	if h.Get("Authorization") != "Bearer secret" {
-		t.Errorf("RedactHeader modified its argument: %v", h)
+		t.Errorf("Header modified its argument: %v", h)
 	}
 	got["Content-Type"][0] = "changed"
 	if h.Get("Content-Type") != "application/json" {
-		t.Errorf("RedactHeader shares value slices with its argument")
+		t.Errorf("Header shares value slices with its argument")
 	}
-	if RedactHeader(nil) != nil {
-		t.Errorf("RedactHeader(nil) is not nil")
+	if Header(nil) != nil {
+		t.Errorf("Header(nil) is not nil")
 	}
 }
 
 func TestRedactError(t *testing.T) {
 	inner := errors.New("dial tcp: connection refused")
-	err := redactError(&url.Error{Op: "Get", URL: "http://user:pw@h/", Err: inner})
+	err := Error(&url.Error{Op: "Get", URL: "http://user:pw@h/", Err: inner})
 	if got, want := err.Error(), `Get "http://REDACTED@h/": dial tcp: connection refused`; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -73,10 +73,10 @@ func TestRedactError(t *testing.T) {
 		t.Errorf("the redacted error does not wrap the original cause")
 	}
 	plain := errors.New("x")
-	if redactError(plain) != plain {
+	if Error(plain) != plain {
 		t.Errorf("an error without URL was changed")
 	}
-	if s := redactError(&url.Error{Op: "Get", URL: "http://a:b@h/", Err: &url.Error{Op: "Get", URL: "http://c:d@h2/", Err: inner}}).Error(); strings.Contains(s, "a:b") || strings.Contains(s, "c:d") {
+	if s := Error(&url.Error{Op: "Get", URL: "http://a:b@h/", Err: &url.Error{Op: "Get", URL: "http://c:d@h2/", Err: inner}}).Error(); strings.Contains(s, "a:b") || strings.Contains(s, "c:d") {
 		t.Errorf("nested URL errors not redacted: %s", s)
 	}
 }
@@ -96,8 +96,8 @@ func TestRedactText(t *testing.T) {
 		{"https://h/?sig=1;key=2;q=3", "https://h/?sig=REDACTED;key=REDACTED;q=3"},
 	}
 	for _, tt := range tests {
-		if got := RedactText(tt.in); got != tt.want {
-			t.Errorf("RedactText(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -105,22 +105,22 @@ func TestRedactText(t *testing.T) {
 func TestRedactArgv(t *testing.T) {
 	in := []string{"curl", "-H", "Authorization: Bearer S", "https://u:S2@h/?token=S3", "--api-key=S4", "--shell", "GITHUB_TOKEN=S5 make", "--page=2"}
 	want := []string{"curl", "-H", "Authorization: REDACTED", "https://REDACTED@h/?token=REDACTED", "--api-key=REDACTED", "--shell", "GITHUB_TOKEN=REDACTED make", "--page=2"}
-	if got := RedactArgv(in); !reflect.DeepEqual(got, want) {
-		t.Errorf("RedactArgv = %q\nwant %q", got, want)
+	if got := Argv(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Argv = %q\nwant %q", got, want)
 	}
 	if in[2] != "Authorization: Bearer S" {
-		t.Errorf("RedactArgv modified its argument")
+		t.Errorf("Argv modified its argument")
 	}
 }
 
 func TestSecretNames(t *testing.T) {
 	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
-		if !IsSecretName(n) || !IsSecretHeader(n) {
+		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}
 	}
 	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
-		if IsSecretName(n) {
+		if isSecretName(n) {
 			t.Errorf("%s is secret", n)
 		}
 	}

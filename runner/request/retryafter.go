@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"math"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// ParseRetryAfter returns the server's retry-after hint in h, relative to now.
+// parseRetryAfter returns the server's retry-after hint in h, relative to now.
 //
 // It reads two headers and returns the longer valid hint:
 //   - Retry-After (RFC 9110): a number of seconds ("120") or an HTTP date in
@@ -21,7 +21,7 @@ import (
 // numbers, zero and dates at or before now are no hint and yield 0. A number
 // too large for a time.Duration is clamped to the largest one (the strategy
 // caps hints with --max-retry-after anyway). A nil h yields 0.
-func ParseRetryAfter(h http.Header, now time.Time) time.Duration {
+func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if h == nil {
 		return 0
 	}

@@ -1,10 +1,12 @@
-package runner
+package command
 
 import (
 	"errors"
 	"io"
 	"os"
 	"sync"
+
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // stdinMode says how attempts get their stdin.
@@ -153,7 +155,7 @@ type recorder struct {
 	buf []byte // the feeders' buffer; feeders run one at a time
 
 	mu      sync.Mutex
-	rec     *Capture
+	rec     *output.Capture
 	eof     bool          // the real stdin is exhausted (or failed)
 	err     error         // why the recording stopped early, if it did
 	changed chan struct{} // closed when rec grows or eof is reached
@@ -166,7 +168,7 @@ type recorder struct {
 }
 
 func newRecorder(src *os.File, dir string, threshold, fallback int64) *recorder {
-	rec := NewCapture(dir, threshold, 0)
+	rec := output.NewCapture(dir, threshold, 0)
 	rec.MemoryFallback = fallback
 	return &recorder{
 		src:     src,

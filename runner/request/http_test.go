@@ -1,4 +1,4 @@
-package runner
+package request
 
 import (
 	"bufio"
@@ -34,26 +34,28 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
-// newHTTP builds an HTTP source that is closed when the test ends.
-func newTestHTTP(t testing.TB, cfg HTTPConfig) *HTTP {
+// newTestHTTP builds an HTTP source that is closed when the test ends.
+func newTestHTTP(t testing.TB, cfg Config) *HTTP {
 	t.Helper()
-	h, err := NewHTTP(cfg)
+	h, err := New(cfg)
 	if err != nil {
-		t.Fatalf("NewHTTP: %v", err)
+		t.Fatalf("New: %v", err)
 	}
 	t.Cleanup(func() { h.Close() })
 	return h
 }
 
-// try runs one attempt and releases it when the test ends.
-func tryHTTP(t testing.TB, h *HTTP) *Result {
+// tryHTTP runs one attempt and releases it when the test ends.
+func tryHTTP(t testing.TB, h *HTTP) *runner.Result {
 	t.Helper()
 	return tryHTTPCtx(t, context.Background(), h)
 }
 
-func tryHTTPCtx(t testing.TB, ctx context.Context, h *HTTP) *Result {
+func tryHTTPCtx(t testing.TB, ctx context.Context, h *HTTP) *runner.Result {
 	t.Helper()
 	res := h.Attempt(ctx, 1, 1)
 	if res == nil || res.Attempt == nil {
@@ -65,7 +67,7 @@ func tryHTTPCtx(t testing.TB, ctx context.Context, h *HTTP) *Result {
 	return res
 }
 
-func httpStdout(t testing.TB, res *Result) string {
+func httpStdout(t testing.TB, res *runner.Result) string {
 	t.Helper()
 	r, err := res.OpenStdout()
 	if err != nil {
@@ -79,7 +81,7 @@ func httpStdout(t testing.TB, res *Result) string {
 	return string(b)
 }
 
-// reply is a handler that answers with status, headers and body.
+// httpReply is a handler that answers with status, headers and body.
 func httpReply(status int, header map[string]string, body string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -123,7 +125,7 @@ func TestHTTPStatusClassification(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(httpReply(tt.status, tt.header, tt.body))
 			defer srv.Close()
-			res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL}))
+			res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL}))
 			a := res.Attempt
 			if a.Kind != acceptor.HTTPAttempt || a.Status != tt.status || a.Failed != tt.failed || a.Err != nil || a.Transient {
 				t.Errorf("ExitCode %d Status %d Failed %v Err %v Transient %v; want -1 %d %v <nil> false",
@@ -148,7 +150,7 @@ func TestHTTPStatusClassification(t *testing.T) {
 	}
 }
 
-// freeAddr returns a loopback address nothing listens on.
+// freeHTTPAddr returns a loopback address nothing listens on.
 func freeHTTPAddr(t *testing.T) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -160,7 +162,7 @@ func freeHTTPAddr(t *testing.T) string {
 	return addr
 }
 
-// rawServer accepts connections on loopback and hands each to serve, until
+// rawHTTPServer accepts connections on loopback and hands each to serve, until
 // the test ends.
 func rawHTTPServer(t *testing.T, serve func(c *net.TCPConn)) string {
 	t.Helper()
@@ -182,14 +184,14 @@ func rawHTTPServer(t *testing.T, serve func(c *net.TCPConn)) string {
 	return ln.Addr().String()
 }
 
-// readRequest reads one request and its body from c.
+// readHTTPRequest reads one request and its body from c.
 func readHTTPRequest(c net.Conn) {
 	if req, err := http.ReadRequest(bufio.NewReader(c)); err == nil {
 		io.Copy(io.Discard, req.Body)
 	}
 }
 
-// resetConn closes c with an RST.
+// resetHTTPConn closes c with an RST.
 func resetHTTPConn(c *net.TCPConn) {
 	c.SetLinger(0)
 	c.Close()
@@ -235,7 +237,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			u := tt.url(t)
 			for _, method := range []string{"GET", "POST"} {
-				res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: u, Method: method}))
+				res := tryHTTP(t, newTestHTTP(t, Config{URL: u, Method: method}))
 				a := res.Attempt
 				if a.Err == nil {
 					t.Fatalf("%s: no error; status %d", method, a.Status)
@@ -247,8 +249,8 @@ func TestHTTPTransportErrors(t *testing.T) {
 				if !strings.Contains(a.Err.Error(), tt.errLike) {
 					t.Errorf("%s: error %q does not say %q", method, a.Err, tt.errLike)
 				}
-				if res.Info[HTTPInfoError] != a.Err.Error() {
-					t.Errorf("%s: Info error %q, want %q", method, res.Info[HTTPInfoError], a.Err)
+				if res.Info[InfoError] != a.Err.Error() {
+					t.Errorf("%s: Info error %q, want %q", method, res.Info[InfoError], a.Err)
 				}
 				if want := tt.unsafe && method == "POST"; a.RetryUnsafe != want {
 					t.Errorf("%s: RetryUnsafe %v, want %v", method, a.RetryUnsafe, want)
@@ -268,7 +270,7 @@ func TestHTTPTransportErrors(t *testing.T) {
 	}
 }
 
-// tlsServer starts an HTTPS server with a self-signed certificate that does
+// tlsHTTPServer starts an HTTPS server with a self-signed certificate that does
 // not log handshake errors.
 // Each has its own certificate (httptest's default one is shared).
 func tlsHTTPServer(t *testing.T, h http.Handler) *httptest.Server {
@@ -282,7 +284,7 @@ func tlsHTTPServer(t *testing.T, h http.Handler) *httptest.Server {
 }
 
 func TestHTTPUnknownHost(t *testing.T) {
-	res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: "http://no-such-host.invalid/", Method: "POST"}))
+	res := tryHTTP(t, newTestHTTP(t, Config{URL: "http://no-such-host.invalid/", Method: "POST"}))
 	var dnsErr *net.DNSError
 	if !errors.As(res.Err, &dnsErr) {
 		t.Fatalf("error %v is not a DNS error", res.Err)
@@ -295,7 +297,7 @@ func TestHTTPUnknownHost(t *testing.T) {
 	}
 }
 
-// timeoutError is a net.Error that timed out.
+// httpTimeoutError is a net.Error that timed out.
 type httpTimeoutError struct{}
 
 func (httpTimeoutError) Error() string   { return "i/o timeout" }
@@ -338,13 +340,13 @@ func TestIsTransient(t *testing.T) {
 		{"unknown", errors.New("net/http: invalid header"), false},
 	}
 	for _, tt := range tests {
-		if got := IsTransient(tt.err); got != tt.want {
-			t.Errorf("%s: IsTransient(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
+		if got := isTransient(tt.err); got != tt.want {
+			t.Errorf("%s: isTransient(%v) = %v, want %v", tt.name, tt.err, got, tt.want)
 		}
 	}
 }
 
-// selfSigned returns a new self-signed certificate for 127.0.0.1.
+// selfSignedCert returns a new self-signed certificate for 127.0.0.1.
 func selfSignedCert(t *testing.T) tls.Certificate {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -369,7 +371,7 @@ func selfSignedCert(t *testing.T) tls.Certificate {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
 }
 
-// writePEM writes srv's certificate to a PEM file and returns its path.
+// writeCertPEM writes srv's certificate to a PEM file and returns its path.
 func writeCertPEM(t *testing.T, srv *httptest.Server) string {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "ca.pem")
@@ -383,11 +385,11 @@ func writeCertPEM(t *testing.T, srv *httptest.Server) string {
 func TestHTTPSelfSignedAcceptedWithCACertOrInsecure(t *testing.T) {
 	srv := tlsHTTPServer(t, httpReply(200, nil, "secure"))
 
-	refused := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL}))
+	refused := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL}))
 	if refused.Err == nil || refused.Transient {
 		t.Fatalf("self-signed certificate: Err %v Transient %v, want a non-transient error", refused.Err, refused.Transient)
 	}
-	for name, cfg := range map[string]HTTPConfig{
+	for name, cfg := range map[string]Config{
 		"cacert":   {URL: srv.URL, CACert: writeCertPEM(t, srv)},
 		"insecure": {URL: srv.URL, Insecure: true},
 	} {
@@ -401,7 +403,7 @@ func TestHTTPSelfSignedAcceptedWithCACertOrInsecure(t *testing.T) {
 	other := tlsHTTPServer(t, httpReply(200, nil, "other"))
 	pemFile := filepath.Join(t.TempDir(), "other.pem")
 	os.WriteFile(pemFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: other.Certificate().Raw}), 0o600)
-	if res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL, CACert: pemFile})); res.Err == nil {
+	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL, CACert: pemFile})); res.Err == nil {
 		t.Errorf("a certificate not in the CA file was accepted")
 	}
 }
@@ -419,30 +421,30 @@ func TestHTTPRedirects(t *testing.T) {
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
 	for _, n := range []int{1, 3, 10} {
-		res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: fmt.Sprintf("%s/r/%d", srv.URL, n)}))
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: fmt.Sprintf("%s/r/%d", srv.URL, n)}))
 		if res.Err != nil || res.Status != 200 || httpStdout(t, res) != "arrived" {
 			t.Errorf("%d redirects: Err %v Status %d", n, res.Err, res.Status)
 		}
-		if got := res.Info[HTTPInfoRedirects]; got != strconv.Itoa(n) {
+		if got := res.Info[InfoRedirects]; got != strconv.Itoa(n) {
 			t.Errorf("%d redirects: Info redirects %q", n, got)
 		}
-		if got := res.Info[HTTPInfoFinalURL]; got != srv.URL+"/r/0" {
+		if got := res.Info[InfoFinalURL]; got != srv.URL+"/r/0" {
 			t.Errorf("%d redirects: Info final_url %q", n, got)
 		}
 	}
-	res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL + "/r/11"}))
+	res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/11"}))
 	if res.Err == nil || !strings.HasSuffix(res.Err.Error(), ": stopped after 10 redirects") || res.Transient || res.Status != 0 {
 		t.Errorf("11 redirects: Err %v Transient %v Status %d, want a non-transient 'stopped after 10 redirects'", res.Err, res.Transient, res.Status)
 	}
 	if d, _ := acceptor.RunFallback(res.Attempt); d != acceptor.Fail {
 		t.Errorf("11 redirects: %v, want failure", d)
 	}
-	if res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL + "/r/0"})); res.Info[HTTPInfoRedirects] != "" || res.Info[HTTPInfoFinalURL] != "" {
+	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/0"})); res.Info[InfoRedirects] != "" || res.Info[InfoFinalURL] != "" {
 		t.Errorf("no redirect: Info %v", res.Info)
 	}
 }
 
-// recorder is a server that records the requests it gets and answers them
+// httpRecorder is a server that records the requests it gets and answers them
 // with the statuses in order (the last one repeats).
 type httpRecorder struct {
 	mu       sync.Mutex
@@ -490,7 +492,7 @@ func (r *httpRecorder) got() []httpRequest {
 
 func TestHTTPRequest(t *testing.T) {
 	rec := newHTTPRecorder(t, 200)
-	h := newTestHTTP(t, HTTPConfig{
+	h := newTestHTTP(t, Config{
 		URL:     rec.srv.URL + "/path?q=1",
 		Method:  "PATCH",
 		Header:  http.Header{"X-One": {"1"}, "x-two": {"a", "b"}, "Host": {"example.test"}},
@@ -523,10 +525,10 @@ func TestHTTPRequest(t *testing.T) {
 
 func TestHTTPDefaults(t *testing.T) {
 	rec := newHTTPRecorder(t, 200)
-	tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: rec.srv.URL}))
-	tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Body: []byte{}}))
-	tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Header: http.Header{"User-Agent": {"mine"}, "Accept": {"application/json"}}}))
-	tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Header: http.Header{"User-Agent": {""}}}))
+	tryHTTP(t, newTestHTTP(t, Config{URL: rec.srv.URL}))
+	tryHTTP(t, newTestHTTP(t, Config{URL: rec.srv.URL, Body: []byte{}}))
+	tryHTTP(t, newTestHTTP(t, Config{URL: rec.srv.URL, Header: http.Header{"User-Agent": {"mine"}, "Accept": {"application/json"}}}))
+	tryHTTP(t, newTestHTTP(t, Config{URL: rec.srv.URL, Header: http.Header{"User-Agent": {""}}}))
 	reqs := rec.got()
 	want := []struct{ method, ua, accept string }{
 		{"GET", "retry", "*/*"},
@@ -543,7 +545,7 @@ func TestHTTPDefaults(t *testing.T) {
 	if _, ok := reqs[3].Header["User-Agent"]; ok {
 		t.Errorf("empty User-Agent sent")
 	}
-	h := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Body: []byte("x")})
+	h := newTestHTTP(t, Config{URL: rec.srv.URL, Body: []byte("x")})
 	if h.Method() != "POST" {
 		t.Errorf("Method() = %q, want POST", h.Method())
 	}
@@ -552,7 +554,7 @@ func TestHTTPDefaults(t *testing.T) {
 func TestHTTPBodyReplayAndConnectionReuse(t *testing.T) {
 	body := []byte("line 1\n\x00binary\r\nlast")
 	rec := newHTTPRecorder(t, 500, 500, 200)
-	h := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Method: "PUT", Body: body})
+	h := newTestHTTP(t, Config{URL: rec.srv.URL, Method: "PUT", Body: body})
 	for i := range 3 {
 		res := tryHTTP(t, h)
 		if want := []int{500, 500, 200}[i]; res.Status != want {
@@ -591,7 +593,7 @@ func TestHTTPBodyReplayedOnRedirect(t *testing.T) {
 	})
 	srv := httptest.NewServer(mux)
 	defer srv.Close()
-	h := newTestHTTP(t, HTTPConfig{URL: srv.URL + "/from", Method: "POST", Body: []byte("data")})
+	h := newTestHTTP(t, Config{URL: srv.URL + "/from", Method: "POST", Body: []byte("data")})
 	tryHTTP(t, h)
 	tryHTTP(t, h)
 	if want := []string{"POST data", "POST data"}; !reflect.DeepEqual(bodies, want) {
@@ -604,25 +606,25 @@ func TestHTTPRetryUnsafe(t *testing.T) {
 	refused := "http://" + freeHTTPAddr(t) + "/"
 	tests := []struct {
 		name string
-		cfg  HTTPConfig
+		cfg  Config
 		want bool
 	}{
-		{"POST after 503", HTTPConfig{URL: rec.srv.URL, Method: "POST"}, true},
-		{"PATCH after 503", HTTPConfig{URL: rec.srv.URL, Method: "PATCH"}, true},
-		{"custom method after 503", HTTPConfig{URL: rec.srv.URL, Method: "PURGE"}, true},
-		{"lower-case get is not GET", HTTPConfig{URL: rec.srv.URL, Method: "get"}, true},
-		{"a body makes a POST", HTTPConfig{URL: rec.srv.URL, Body: []byte("x")}, true},
-		{"POST, idempotent", HTTPConfig{URL: rec.srv.URL, Method: "POST", Idempotent: true}, false},
-		{"POST with an idempotency key", HTTPConfig{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "k1"}, false},
-		{"POST with an Idempotency-Key header", HTTPConfig{URL: rec.srv.URL, Method: "POST", Header: http.Header{"Idempotency-Key": {"k2"}}}, false},
-		{"POST after connection refused", HTTPConfig{URL: refused, Method: "POST"}, false},
+		{"POST after 503", Config{URL: rec.srv.URL, Method: "POST"}, true},
+		{"PATCH after 503", Config{URL: rec.srv.URL, Method: "PATCH"}, true},
+		{"custom method after 503", Config{URL: rec.srv.URL, Method: "PURGE"}, true},
+		{"lower-case get is not GET", Config{URL: rec.srv.URL, Method: "get"}, true},
+		{"a body makes a POST", Config{URL: rec.srv.URL, Body: []byte("x")}, true},
+		{"POST, idempotent", Config{URL: rec.srv.URL, Method: "POST", Idempotent: true}, false},
+		{"POST with an idempotency key", Config{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "k1"}, false},
+		{"POST with an Idempotency-Key header", Config{URL: rec.srv.URL, Method: "POST", Header: http.Header{"Idempotency-Key": {"k2"}}}, false},
+		{"POST after connection refused", Config{URL: refused, Method: "POST"}, false},
 	}
 	for _, m := range []string{"GET", "HEAD", "PUT", "DELETE", "OPTIONS", "TRACE"} {
 		tests = append(tests, struct {
 			name string
-			cfg  HTTPConfig
+			cfg  Config
 			want bool
-		}{m + " after 503", HTTPConfig{URL: rec.srv.URL, Method: m}, false})
+		}{m + " after 503", Config{URL: rec.srv.URL, Method: m}, false})
 	}
 	for _, tt := range tests {
 		res := tryHTTP(t, newTestHTTP(t, tt.cfg))
@@ -632,7 +634,7 @@ func TestHTTPRetryUnsafe(t *testing.T) {
 	}
 }
 
-// noDelay is a backoff without delay.
+// httpNoDelay is a backoff without delay.
 var httpNoDelay = backoff.Func(func(backoff.Step, backoff.Rand) time.Duration { return 0 })
 
 func TestHTTPStrategyDoesNotRetryUnsafePOST(t *testing.T) {
@@ -640,15 +642,15 @@ func TestHTTPStrategyDoesNotRetryUnsafePOST(t *testing.T) {
 		name       string
 		idempotent bool
 		attempts   int
-		end        End
+		end        runner.End
 	}{
-		{"not idempotent", false, 1, EndFailure},
-		{"idempotent", true, 3, EndAttempts},
+		{"not idempotent", false, 1, runner.EndFailure},
+		{"idempotent", true, 3, runner.EndAttempts},
 	} {
 		rec := newHTTPRecorder(t, 503)
-		s := &Strategy{MaxAttempts: 3, Chain: &acceptor.Chain{}, Backoff: httpNoDelay,
+		s := &runner.Strategy{MaxAttempts: 3, Chain: &acceptor.Chain{}, Backoff: httpNoDelay,
 			Sleep: func(context.Context, time.Duration) error { return nil }}
-		h := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Method: "POST", Body: []byte("once"), Idempotent: tt.idempotent})
+		h := newTestHTTP(t, Config{URL: rec.srv.URL, Method: "POST", Body: []byte("once"), Idempotent: tt.idempotent})
 		out := s.Run(context.Background(), h)
 		if out.End != tt.end || len(out.Attempts) != tt.attempts || len(rec.got()) != tt.attempts {
 			t.Errorf("%s: End %v after %d attempts (%d requests), want %v after %d", tt.name, out.End, len(out.Attempts), len(rec.got()), tt.end, tt.attempts)
@@ -663,8 +665,8 @@ var uuidV4Pattern = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[8
 
 func TestHTTPIdempotencyKey(t *testing.T) {
 	rec := newHTTPRecorder(t, 503)
-	fixed := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "my-key"})
-	auto := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "auto",
+	fixed := newTestHTTP(t, Config{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "my-key"})
+	auto := newTestHTTP(t, Config{URL: rec.srv.URL, Method: "POST", IdempotencyKey: "auto",
 		Rand: bytes.NewReader(bytes.Repeat([]byte{0xff}, 16))})
 	for range 3 {
 		tryHTTP(t, fixed)
@@ -685,20 +687,20 @@ func TestHTTPIdempotencyKey(t *testing.T) {
 		t.Errorf("IdempotencyKey() = %q, %q", auto.IdempotencyKey(), fixed.IdempotencyKey())
 	}
 	// crypto/rand: well-formed and drawn per source.
-	a := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, IdempotencyKey: "auto"}).IdempotencyKey()
-	b := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL, IdempotencyKey: "auto"}).IdempotencyKey()
+	a := newTestHTTP(t, Config{URL: rec.srv.URL, IdempotencyKey: "auto"}).IdempotencyKey()
+	b := newTestHTTP(t, Config{URL: rec.srv.URL, IdempotencyKey: "auto"}).IdempotencyKey()
 	if !uuidV4Pattern.MatchString(a) || !uuidV4Pattern.MatchString(b) || a == b {
 		t.Errorf("auto keys %q and %q: want two distinct UUIDv4", a, b)
 	}
-	if _, err := NewHTTP(HTTPConfig{URL: rec.srv.URL, IdempotencyKey: "auto", Rand: bytes.NewReader(nil)}); err == nil {
+	if _, err := New(Config{URL: rec.srv.URL, IdempotencyKey: "auto", Rand: bytes.NewReader(nil)}); err == nil {
 		t.Errorf("no error when the randomness fails")
 	}
 }
 
 func TestNewUUID(t *testing.T) {
-	got, err := NewUUID(bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}))
+	got, err := newUUID(bytes.NewReader([]byte{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}))
 	if want := "00010203-0405-4607-8809-0a0b0c0d0e0f"; err != nil || got != want {
-		t.Errorf("NewUUID = %q, %v; want %q", got, err, want)
+		t.Errorf("newUUID = %q, %v; want %q", got, err, want)
 	}
 }
 
@@ -715,7 +717,7 @@ func TestHTTPRetryAfter(t *testing.T) {
 	} {
 		k, v, _ := strings.Cut(hdr, ": ")
 		srv := httptest.NewServer(httpReply(503, map[string]string{k: v}, ""))
-		res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL, Now: func() time.Time { return now }}))
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL, Now: func() time.Time { return now }}))
 		srv.Close()
 		if res.RetryAfter != want {
 			t.Errorf("%s: RetryAfter %v, want %v", hdr, res.RetryAfter, want)
@@ -728,15 +730,15 @@ func TestHTTPInfo(t *testing.T) {
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	u.User = url.UserPassword("alice", "hunter2")
-	res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: u.String() + "/x", Method: "POST",
+	res := tryHTTP(t, newTestHTTP(t, Config{URL: u.String() + "/x", Method: "POST",
 		Header: http.Header{"Authorization": {"Bearer tok"}, "X-Request": {"1"}}}))
 	wantInfo := map[string]string{
-		HTTPInfoMethod:         "POST",
-		HTTPInfoURL:            "http://REDACTED@" + u.Host + "/x",
-		HTTPInfoStatus:         "HTTP/1.1 503 Service Unavailable",
-		HTTPInfoHeaders:        "Content-Length: 4\nContent-Type: text/plain; charset=utf-8\nDate: " + res.Header.Get("Date") + "\nSet-Cookie: REDACTED\nX-Trace: abc",
-		HTTPInfoRequestHeaders: "Accept: */*\nAuthorization: REDACTED\nUser-Agent: retry\nX-Request: 1",
-		HTTPInfoBodyBytes:      "4",
+		InfoMethod:         "POST",
+		InfoURL:            "http://REDACTED@" + u.Host + "/x",
+		InfoStatus:         "HTTP/1.1 503 Service Unavailable",
+		InfoHeaders:        "Content-Length: 4\nContent-Type: text/plain; charset=utf-8\nDate: " + res.Header.Get("Date") + "\nSet-Cookie: REDACTED\nX-Trace: abc",
+		InfoRequestHeaders: "Accept: */*\nAuthorization: REDACTED\nUser-Agent: retry\nX-Request: 1",
+		InfoBodyBytes:      "4",
 	}
 	if !reflect.DeepEqual(res.Info, wantInfo) {
 		t.Errorf("Info:\n%q\nwant\n%q", res.Info, wantInfo)
@@ -751,11 +753,11 @@ func TestHTTPErrorsAreRedacted(t *testing.T) {
 		"http://alice:hunter2@" + freeHTTPAddr(t) + "/",
 		"http://alice@" + freeHTTPAddr(t) + "/",
 	} {
-		res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: u}))
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: u}))
 		if res.Err == nil {
 			t.Fatalf("%s: no error", u)
 		}
-		for _, s := range []string{res.Err.Error(), res.Info[HTTPInfoError], res.Info[HTTPInfoURL]} {
+		for _, s := range []string{res.Err.Error(), res.Info[InfoError], res.Info[InfoURL]} {
 			if strings.Contains(s, "alice") || strings.Contains(s, "hunter2") || !strings.Contains(s, "REDACTED@") {
 				t.Errorf("not redacted: %q", s)
 			}
@@ -764,9 +766,9 @@ func TestHTTPErrorsAreRedacted(t *testing.T) {
 			t.Errorf("the redacted error lost its cause: %v", res.Err)
 		}
 	}
-	_, err := NewHTTP(HTTPConfig{URL: "ftp://alice:hunter2@h/"})
+	_, err := New(Config{URL: "ftp://alice:hunter2@h/"})
 	if err == nil || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "alice") {
-		t.Errorf("NewHTTP error not redacted: %v", err)
+		t.Errorf("New error not redacted: %v", err)
 	}
 }
 
@@ -774,7 +776,7 @@ func TestHTTPBasicAuthFromURL(t *testing.T) {
 	rec := newHTTPRecorder(t, 200)
 	u, _ := url.Parse(rec.srv.URL)
 	u.User = url.UserPassword("alice", "hunter2")
-	tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: u.String()}))
+	tryHTTP(t, newTestHTTP(t, Config{URL: u.String()}))
 	if got := rec.got()[0].Header.Get("Authorization"); got != "Basic YWxpY2U6aHVudGVyMg==" {
 		t.Errorf("Authorization %q", got)
 	}
@@ -786,10 +788,10 @@ func TestHTTPStopped(t *testing.T) {
 		cause  error
 		inBody bool
 	}{
-		{"timeout waiting for the response", ErrAttemptTimeout, false},
-		{"timeout in the body", ErrAttemptTimeout, true},
-		{"deadline", ErrDeadline, false},
-		{"interrupt", &Interrupt{Signal: syscall.SIGINT}, true},
+		{"timeout waiting for the response", runner.ErrAttemptTimeout, false},
+		{"timeout in the body", runner.ErrAttemptTimeout, true},
+		{"deadline", runner.ErrDeadline, false},
+		{"interrupt", &runner.Interrupt{Signal: syscall.SIGINT}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			arrived := make(chan struct{})
@@ -804,7 +806,7 @@ func TestHTTPStopped(t *testing.T) {
 			}))
 			defer srv.Close()
 			ctx, cancel := context.WithCancelCause(context.Background())
-			h := newTestHTTP(t, HTTPConfig{URL: srv.URL, Method: "POST"})
+			h := newTestHTTP(t, Config{URL: srv.URL, Method: "POST"})
 			if tt.inBody {
 				// Cancel once the response headers are in: the body is
 				// being read.
@@ -860,7 +862,7 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	h := newTestHTTP(t, HTTPConfig{URL: srv.URL, TempDir: t.TempDir()})
+	h := newTestHTTP(t, Config{URL: srv.URL, TempDir: t.TempDir()})
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapInuse
@@ -871,7 +873,7 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 	}
 	growth := int64(peak) - int64(base)
 	t.Logf("64 MiB body: heap in use grew by %.1f MiB at most (spill threshold %d MiB, window %d MiB)",
-		float64(growth)/(1<<20), DefaultSpillThreshold>>20, DefaultWindow>>20)
+		float64(growth)/(1<<20), output.DefaultSpillThreshold>>20, output.DefaultWindow>>20)
 	if growth > 24<<20 {
 		t.Errorf("heap in use grew by %d bytes for a %d-byte body", growth, size)
 	}
@@ -895,15 +897,15 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 	if n, _ := io.Copy(io.Discard, r); n != 0 {
 		t.Errorf("%d bytes too many", n)
 	}
-	tail := make([]byte, DefaultWindow)
+	tail := make([]byte, output.DefaultWindow)
 	for i := range tail {
-		tail[i] = bodyPatternByte(size - DefaultWindow + i)
+		tail[i] = bodyPatternByte(size - output.DefaultWindow + i)
 	}
 	if !bytes.Equal(res.StdoutTail, tail) {
-		t.Errorf("StdoutTail (%d bytes) is not the last %d bytes", len(res.StdoutTail), DefaultWindow)
+		t.Errorf("StdoutTail (%d bytes) is not the last %d bytes", len(res.StdoutTail), output.DefaultWindow)
 	}
-	if res.Info[HTTPInfoBodyBytes] != strconv.Itoa(size) {
-		t.Errorf("body_bytes %q", res.Info[HTTPInfoBodyBytes])
+	if res.Info[InfoBodyBytes] != strconv.Itoa(size) {
+		t.Errorf("body_bytes %q", res.Info[InfoBodyBytes])
 	}
 }
 
@@ -923,7 +925,7 @@ func TestHTTPErrorBodyPrefix(t *testing.T) {
 	far := `{"pad":"` + pad + strings.Repeat("y", 200) + `","__type":"ThrottlingException"}`
 	for body, want := range map[string]string{fits: "ThrottlingException", far: ""} {
 		srv := httptest.NewServer(httpReply(400, nil, body))
-		res := tryHTTP(t, newTestHTTP(t, HTTPConfig{URL: srv.URL}))
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL}))
 		srv.Close()
 		if res.ErrorCode != want || len(httpStdout(t, res)) != len(body) {
 			t.Errorf("ErrorCode %q, want %q", res.ErrorCode, want)
@@ -937,83 +939,41 @@ func TestNewHTTPUsageErrors(t *testing.T) {
 	os.WriteFile(notPEM, []byte("hello"), 0o600)
 	tests := []struct {
 		name string
-		cfg  HTTPConfig
+		cfg  Config
 		want string
 	}{
-		{"empty URL", HTTPConfig{}, "no scheme"},
-		{"no scheme", HTTPConfig{URL: "example.com/x"}, "no scheme"},
-		{"ftp", HTTPConfig{URL: "ftp://example.com/"}, `unsupported scheme "ftp"`},
-		{"no host", HTTPConfig{URL: "http:///x"}, "no host"},
-		{"bad port", HTTPConfig{URL: "http://h:port/"}, "invalid port"},
-		{"unparsable", HTTPConfig{URL: "http://[::1/"}, "invalid URL"},
-		{"bad method", HTTPConfig{URL: "http://h/", Method: "GE T"}, "invalid method"},
-		{"bad header name", HTTPConfig{URL: "http://h/", Header: http.Header{"Bad Name": {"x"}}}, "invalid header name"},
-		{"bad header value", HTTPConfig{URL: "http://h/", Header: http.Header{"X": {"a\r\nInjected: 1"}}}, "invalid value for header X"},
-		{"bad key", HTTPConfig{URL: "http://h/", IdempotencyKey: "a\nb"}, "control characters are not allowed"},
-		{"missing CA file", HTTPConfig{URL: "http://h/", CACert: filepath.Join(dir, "nope.pem")}, "no such file"},
-		{"CA file without PEM", HTTPConfig{URL: "http://h/", CACert: notPEM}, "no PEM certificate"},
+		{"empty URL", Config{}, "no scheme"},
+		{"no scheme", Config{URL: "example.com/x"}, "no scheme"},
+		{"ftp", Config{URL: "ftp://example.com/"}, `unsupported scheme "ftp"`},
+		{"no host", Config{URL: "http:///x"}, "no host"},
+		{"bad port", Config{URL: "http://h:port/"}, "invalid port"},
+		{"unparsable", Config{URL: "http://[::1/"}, "invalid URL"},
+		{"bad method", Config{URL: "http://h/", Method: "GE T"}, "invalid method"},
+		{"bad header name", Config{URL: "http://h/", Header: http.Header{"Bad Name": {"x"}}}, "invalid header name"},
+		{"bad header value", Config{URL: "http://h/", Header: http.Header{"X": {"a\r\nInjected: 1"}}}, "invalid value for header X"},
+		{"bad key", Config{URL: "http://h/", IdempotencyKey: "a\nb"}, "control characters are not allowed"},
+		{"missing CA file", Config{URL: "http://h/", CACert: filepath.Join(dir, "nope.pem")}, "no such file"},
+		{"CA file without PEM", Config{URL: "http://h/", CACert: notPEM}, "no PEM certificate"},
 	}
 	for _, tt := range tests {
-		h, err := NewHTTP(tt.cfg)
+		h, err := New(tt.cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: NewHTTP error %v, want one saying %q", tt.name, err, tt.want)
+			t.Errorf("%s: New error %v, want one saying %q", tt.name, err, tt.want)
 		}
 		if h != nil {
 			t.Errorf("%s: a source came with the error", tt.name)
 		}
 	}
 	for _, ok := range []string{"HTTP://h/", "https://h:8443/x?y#z", "http://[::1]:80/", "http://unknown.invalid/"} {
-		if _, err := NewHTTP(HTTPConfig{URL: ok}); err != nil {
-			t.Errorf("NewHTTP(%q): %v", ok, err)
+		if _, err := New(Config{URL: ok}); err != nil {
+			t.Errorf("New(%q): %v", ok, err)
 		}
-	}
-}
-
-func TestParseHeaders(t *testing.T) {
-	got, err := ParseHeaders([]string{"Content-Type: application/json", "x-multi: a", "X-Multi:b", "X-Empty:", "X-Colon: a:b ", "Authorization:\tBearer t"})
-	want := http.Header{
-		"Content-Type":  {"application/json"},
-		"X-Multi":       {"a", "b"},
-		"X-Empty":       {""},
-		"X-Colon":       {"a:b"},
-		"Authorization": {"Bearer t"},
-	}
-	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Errorf("ParseHeaders = %v, %v; want %v", got, err, want)
-	}
-	for _, bad := range []string{"no colon", ": value", "Bad Name: v", "X: a\nb"} {
-		if _, err := ParseHeaders([]string{bad}); err == nil || !strings.Contains(err.Error(), strconv.Quote(bad)) {
-			t.Errorf("ParseHeaders(%q): error %v, want one quoting it", bad, err)
-		}
-	}
-}
-
-func TestLoadData(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "body.bin")
-	content := []byte("a\nb\x00\r\n")
-	os.WriteFile(file, content, 0o600)
-	for _, tt := range []struct {
-		arg, stdin string
-		want       []byte
-	}{
-		{"plain data", "", []byte("plain data")},
-		{"", "", []byte{}},
-		{"@" + file, "", content},
-		{"@-", "from\nstdin", []byte("from\nstdin")},
-	} {
-		got, err := LoadData(tt.arg, strings.NewReader(tt.stdin))
-		if err != nil || !bytes.Equal(got, tt.want) || got == nil {
-			t.Errorf("LoadData(%q) = %q, %v; want %q", tt.arg, got, err, tt.want)
-		}
-	}
-	if _, err := LoadData("@"+file+".missing", nil); err == nil || !strings.Contains(err.Error(), "body.bin.missing") {
-		t.Errorf("missing file: %v", err)
 	}
 }
 
 func TestHTTPCloseThenAttempt(t *testing.T) {
 	rec := newHTTPRecorder(t, 200)
-	h := newTestHTTP(t, HTTPConfig{URL: rec.srv.URL})
+	h := newTestHTTP(t, Config{URL: rec.srv.URL})
 	tryHTTP(t, h)
 	if err := h.Close(); err != nil {
 		t.Fatal(err)
@@ -1028,7 +988,7 @@ func TestHTTPCloseThenAttempt(t *testing.T) {
 func BenchmarkHTTPAttempt500(b *testing.B) {
 	srv := httptest.NewServer(httpReply(500, map[string]string{"Content-Type": "application/json"}, `{"message":"internal error"}`))
 	defer srv.Close()
-	h, err := NewHTTP(HTTPConfig{URL: srv.URL, TempDir: b.TempDir()})
+	h, err := New(Config{URL: srv.URL, TempDir: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

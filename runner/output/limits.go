@@ -1,20 +1,24 @@
-package runner
+package output
 
 import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
-	"sync/atomic"
 	"syscall"
 )
 
-// Limits that keep an attempt from losing output silently or growing
-// without bound.
+// Defaults of the sources' zero-valued settings, and the limits that keep an
+// attempt from losing output silently or growing without bound.
 const (
+	// DefaultWindow is the tail window kept of stdout and stderr (1 MiB).
+	DefaultWindow = 1 << 20
+	// DefaultSpillThreshold is how much of a stream is kept in memory before
+	// it spills to a temporary file (8 MiB).
+	DefaultSpillThreshold = 8 << 20
 	// DefaultMaxKeep bounds the stdout an attempt keeps (final mode, or
-	// JSON acceptors) when Command.MaxOutput is 0: 10 GiB. Live output has
-	// no default bound.
+	// JSON acceptors) when the source sets no bound of its own
+	// (command.Command.MaxOutput, request.Config.MaxOutput is 0): 10 GiB.
+	// Live output has no default bound.
 	DefaultMaxKeep = 10 << 30
 	// DefaultMemoryFallback is how much of a stream a Capture keeps in
 	// memory, in all, when its temporary file cannot be created or written
@@ -22,11 +26,6 @@ const (
 	// kept whole and the Capture fails.
 	DefaultMemoryFallback = 64 << 20
 )
-
-// ErrTerminalStop is the Err of an attempt whose leader was stopped by
-// SIGTTIN or SIGTTOU: it tried to use the terminal from a background process
-// group. The attempt is killed and fails; it is not retried.
-var ErrTerminalStop = errors.New("stopped waiting for the terminal")
 
 // StreamError stops an attempt, and the run, when an output stream cannot be
 // written or kept whole: a closed pipe or a full device on retry's stdout or
@@ -60,17 +59,17 @@ func (e *StreamError) Unwrap() error { return e.Err }
 // shell convention is then to exit 128+SIGPIPE.
 func (e *StreamError) BrokenPipe() bool { return errors.Is(e.Err, syscall.EPIPE) }
 
-// OutputLimitError is the Err of an attempt whose output (stdout and stderr
-// together) went past Command.MaxOutput, or whose kept stdout went past
-// DefaultMaxKeep. The attempt is stopped and fails; it is not retried.
-type OutputLimitError struct {
+// LimitError is the Err of an attempt whose output (stdout and stderr
+// together) went past its bound (--max-output), or whose kept stdout went
+// past DefaultMaxKeep. The attempt is stopped and fails; it is not retried.
+type LimitError struct {
 	Limit int64
 	// Kept is true when the default bound of kept stdout was hit, not an
 	// explicit --max-output.
 	Kept bool
 }
 
-func (e *OutputLimitError) Error() string {
+func (e *LimitError) Error() string {
 	if e.Kept {
 		return fmt.Sprintf("stdout exceeded %s, the most an attempt's stdout may keep (--max-output SIZE sets another bound)", FormatSize(e.Limit))
 	}
@@ -87,46 +86,4 @@ func FormatSize(n int64) string {
 		i++
 	}
 	return fmt.Sprintf("%d%s", n, units[i])
-}
-
-// attemptGuard collects what went wrong with an attempt's streams, the first
-// problem first, and stops the attempt when it happens.
-type attemptGuard struct {
-	stop func(error) // stops the attempt's processes
-
-	mu     sync.Mutex
-	err    error // a *StreamError or *OutputLimitError
-	limit  int64 // 0: none
-	kept   int64 // bound of kept stdout
-	output atomic.Int64
-}
-
-// fail records err, when it is the first problem, and stops the attempt.
-func (g *attemptGuard) fail(err error) {
-	g.mu.Lock()
-	first := g.err == nil
-	if first {
-		g.err = err
-	}
-	g.mu.Unlock()
-	if first && g.stop != nil {
-		g.stop(err)
-	}
-}
-
-func (g *attemptGuard) problem() error {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.err
-}
-
-// count adds n bytes of output and reports false, after failing the
-// attempt, when they pass the limit.
-func (g *attemptGuard) count(n int) bool {
-	total := g.output.Add(int64(n))
-	if g.limit > 0 && total > g.limit {
-		g.fail(&OutputLimitError{Limit: g.limit})
-		return false
-	}
-	return true
 }

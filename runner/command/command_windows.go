@@ -1,9 +1,11 @@
-package runner
+package command
 
 import (
 	"context"
 	"errors"
 	"os"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 // EnableSubreaper is Linux only: here it returns errors.ErrUnsupported.
@@ -11,7 +13,7 @@ func EnableSubreaper() error { return errors.ErrUnsupported }
 
 // run cannot start commands on Windows yet: process groups, signals and
 // the exit-status mapping are Unix designs. Every attempt fails to start.
-func (c *Command) run(ctx context.Context, st *commandState, path string, res *Result, n, max int) {
+func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, max int) {
 	notStarted(res, &StartError{Name: c.Argv[0], Err: errors.ErrUnsupported, Code: 126})
 }
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner
+package command
 
 import (
 	"bytes"
@@ -23,6 +23,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // helperEnv names the helper a re-executed test binary runs.
@@ -327,11 +329,11 @@ func TestCommandAttemptKind(t *testing.T) {
 		t.Fatalf("not found: kind %v, has exit code %v, exit %d", r.Kind, r.HasExitCode(), r.ExitCode)
 	}
 	ctx, cancel := context.WithCancelCause(t.Context())
-	cancel(ErrDeadline)
+	cancel(runner.ErrDeadline)
 	skipped := sh("exit 0")
 	defer skipped.Close()
 	r = skipped.Attempt(ctx, 1, 1)
-	if r.Kind != acceptor.CommandAttempt || r.HasExitCode() || !r.Skipped || r.Stopped != ErrDeadline {
+	if r.Kind != acceptor.CommandAttempt || r.HasExitCode() || !r.Skipped || r.Stopped != runner.ErrDeadline {
 		t.Fatalf("done context: kind %v, has exit code %v, skipped %v, stopped %v", r.Kind, r.HasExitCode(), r.Skipped, r.Stopped)
 	}
 }
@@ -396,15 +398,15 @@ func TestTimeoutKillsGroup(t *testing.T) {
 	c.KillAfter = 10 * time.Second // sleepers die of SIGTERM: no wait for SIGKILL
 	defer c.Close()
 	ctx, cancel := context.WithCancelCause(t.Context())
-	done := make(chan *Result)
+	done := make(chan *runner.Result)
 	go func() { done <- c.Attempt(ctx, 1, 1) }()
 	leader := procOf(t, filepath.Join(dir, "ready"))
 	gs := []proc{procOf(t, filepath.Join(dir, "g1")), procOf(t, filepath.Join(dir, "g2")), procOf(t, filepath.Join(dir, "g3"))}
 	start := time.Now()
-	cancel(ErrAttemptTimeout)
+	cancel(runner.ErrAttemptTimeout)
 	r := <-done
-	if !errors.Is(r.Stopped, ErrAttemptTimeout) {
-		t.Errorf("Stopped = %v, want ErrAttemptTimeout", r.Stopped)
+	if !errors.Is(r.Stopped, runner.ErrAttemptTimeout) {
+		t.Errorf("Stopped = %v, want runner.ErrAttemptTimeout", r.Stopped)
 	}
 	if r.ExitCode != 128+15 || !r.Failed {
 		t.Errorf("ExitCode %d Failed %v, want 143 true", r.ExitCode, r.Failed)
@@ -422,17 +424,17 @@ func TestStopEscalatesToSIGKILL(t *testing.T) {
 	c.KillAfter = 50 * time.Millisecond
 	defer c.Close()
 	ctx, cancel := context.WithCancelCause(t.Context())
-	done := make(chan *Result)
+	done := make(chan *runner.Result)
 	go func() { done <- c.Attempt(ctx, 1, 1) }()
 	leader := procOf(t, filepath.Join(dir, "ready"))
 	start := time.Now()
-	cancel(ErrDeadline)
+	cancel(runner.ErrDeadline)
 	r := <-done
 	if d := time.Since(start); d < c.KillAfter {
 		t.Errorf("SIGKILL after %v, before the grace of %v", d, c.KillAfter)
 	}
-	if r.ExitCode != 128+9 || !errors.Is(r.Stopped, ErrDeadline) {
-		t.Errorf("ExitCode %d Stopped %v, want 137 ErrDeadline", r.ExitCode, r.Stopped)
+	if r.ExitCode != 128+9 || !errors.Is(r.Stopped, runner.ErrDeadline) {
+		t.Errorf("ExitCode %d Stopped %v, want 137 runner.ErrDeadline", r.ExitCode, r.Stopped)
 	}
 	assertGone(t, "leader", leader)
 }
@@ -443,10 +445,10 @@ func TestStopNegativeKillAfterKillsAtOnce(t *testing.T) {
 	c.KillAfter = -1
 	defer c.Close()
 	ctx, cancel := context.WithCancelCause(t.Context())
-	done := make(chan *Result)
+	done := make(chan *runner.Result)
 	go func() { done <- c.Attempt(ctx, 1, 1) }()
 	waitFile(t, filepath.Join(dir, "ready"))
-	cancel(ErrAttemptTimeout)
+	cancel(runner.ErrAttemptTimeout)
 	r := <-done
 	if r.ExitCode != 128+9 {
 		t.Errorf("ExitCode %d, want 137", r.ExitCode)
@@ -465,10 +467,10 @@ func TestInterruptForwardsSignal(t *testing.T) {
 				c.Foreground = fg
 				defer c.Close()
 				ctx, cancel := context.WithCancelCause(t.Context())
-				done := make(chan *Result)
+				done := make(chan *runner.Result)
 				go func() { done <- c.Attempt(ctx, 1, 1) }()
 				waitFile(t, filepath.Join(dir, "ready"))
-				intr := &Interrupt{Signal: sig}
+				intr := &runner.Interrupt{Signal: sig}
 				cancel(intr)
 				r := <-done
 				if got := waitFile(t, filepath.Join(dir, "got")); got != sig.String() {
@@ -487,10 +489,10 @@ func TestContextDoneBeforeStart(t *testing.T) {
 	c := sh("touch " + filepath.Join(dir, "ran"))
 	defer c.Close()
 	ctx, cancel := context.WithCancelCause(t.Context())
-	cancel(ErrDeadline)
+	cancel(runner.ErrDeadline)
 	r := c.Attempt(ctx, 1, 1)
-	if !errors.Is(r.Stopped, ErrDeadline) || !r.Failed {
-		t.Errorf("Stopped %v Failed %v, want ErrDeadline true", r.Stopped, r.Failed)
+	if !errors.Is(r.Stopped, runner.ErrDeadline) || !r.Failed {
+		t.Errorf("Stopped %v Failed %v, want runner.ErrDeadline true", r.Stopped, r.Failed)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "ran")); err == nil {
 		t.Errorf("the command ran")
@@ -632,8 +634,8 @@ func TestFinalStdoutSpillsByteExact(t *testing.T) {
 		t.Errorf("TempDir holds %d files", len(ents))
 	}
 	r.Release()
-	if _, err := r.OpenStdout(); !errors.Is(err, ErrCaptureClosed) {
-		t.Errorf("Open after Release: %v, want ErrCaptureClosed", err)
+	if _, err := r.OpenStdout(); !errors.Is(err, output.ErrCaptureClosed) {
+		t.Errorf("Open after Release: %v, want output.ErrCaptureClosed", err)
 	}
 }
 
@@ -693,7 +695,7 @@ func TestLiveWriteErrorStopsAttempt(t *testing.T) {
 	c.Stdout, c.KeepStdout = w, true
 	defer c.Close()
 	r := c.Attempt(t.Context(), 1, 1)
-	var se *StreamError
+	var se *output.StreamError
 	if !errors.As(r.Stopped, &se) || se.Stream != "stdout" || !se.BrokenPipe() || w.calls != 1 {
 		t.Fatalf("Stopped %v, %d writes; want a broken pipe on stdout, 1 write", r.Stopped, w.calls)
 	}

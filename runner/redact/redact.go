@@ -1,4 +1,10 @@
-package runner
+// Package redact hides secrets in what retry shows: the user information
+// and secret query parameters of URLs, the values of secret headers,
+// "Bearer" and "Basic" credentials in text, and NAME=VALUE arguments with
+// secret names. The HTTP source (runner/request) redacts its errors and
+// report details with it, cmd its logs, reports and usage messages. It
+// imports no project package.
+package redact
 
 import (
 	"net/http"
@@ -8,10 +14,10 @@ import (
 	"sync"
 )
 
-// Redacted replaces a secret in logs, reports and errors.
-const Redacted = "REDACTED"
+// Placeholder replaces a secret in logs, reports and errors.
+const Placeholder = "REDACTED"
 
-// secretHeaders are the headers whose values RedactHeader hides, in
+// secretHeaders are the headers whose values Header hides, in
 // canonical form.
 var secretHeaders = map[string]bool{
 	"Authorization":        true,
@@ -23,12 +29,14 @@ var secretHeaders = map[string]bool{
 	"X-Amz-Security-Token": true,
 }
 
-// IsSecretHeader reports whether RedactHeader hides the values of the header
+// IsSecretHeader reports whether Header hides the values of the header
 // name (any case): Authorization, Proxy-Authorization, Cookie, Set-Cookie,
-// X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name IsSecretName
-// accepts (X-Goog-Api-Key, Private-Token, X-Vault-Token, X-Auth…).
+// X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name that looks
+// secret: one that contains auth, token, key, secret, passw, pwd, signature,
+// session, cookie or credential, or is sig, pass or jwt (X-Goog-Api-Key,
+// Private-Token, X-Vault-Token, X-Auth…; Idempotency-Key too).
 func IsSecretHeader(name string) bool {
-	return secretHeaders[http.CanonicalHeaderKey(name)] || IsSecretName(name)
+	return secretHeaders[http.CanonicalHeaderKey(name)] || isSecretName(name)
 }
 
 // secretWords are the parts of a name that make a header, a query
@@ -38,12 +46,12 @@ var secretWords = []string{"auth", "token", "key", "secret", "passw", "pwd", "si
 // secretNames are short names that are secret whole: sig=…, pass=…, jwt=….
 var secretNames = map[string]bool{"sig": true, "pass": true, "jwt": true}
 
-// IsSecretName reports whether a header, query parameter or variable name
+// isSecretName reports whether a header, query parameter or variable name
 // (any case) looks like it holds a secret: it contains auth, token, key,
 // secret, passw, pwd, signature, session, cookie or credential, or it is
 // sig, pass or jwt. It errs on the side of hiding: Idempotency-Key and
 // monkey=1 are hidden too.
-func IsSecretName(name string) bool {
+func isSecretName(name string) bool {
 	n := strings.ToLower(name)
 	if secretNames[n] {
 		return true
@@ -56,10 +64,10 @@ func IsSecretName(name string) bool {
 	return false
 }
 
-// RedactHeader returns a copy of h in which every value of a secret header
+// Header returns a copy of h in which every value of a secret header
 // (IsSecretHeader) is "REDACTED"; h is not modified. Keys are matched in any
 // case. A nil h yields nil.
-func RedactHeader(h http.Header) http.Header {
+func Header(h http.Header) http.Header {
 	if h == nil {
 		return nil
 	}
@@ -68,7 +76,7 @@ func RedactHeader(h http.Header) http.Header {
 		if IsSecretHeader(k) {
 			red := make([]string, len(vs))
 			for i := range red {
-				red[i] = Redacted
+				red[i] = Placeholder
 			}
 			out[k] = red
 			continue
@@ -78,16 +86,17 @@ func RedactHeader(h http.Header) http.Header {
 	return out
 }
 
-// RedactURL returns s with the user information of its authority (user and
+// URL returns s with the user information of its authority (user and
 // password alike) replaced by "REDACTED@" and the values of query parameters
-// with secret names (IsSecretName) replaced by "REDACTED":
+// with names that look secret (as IsSecretHeader reads them: token, api_key,
+// sig, …) replaced by "REDACTED":
 // "https://u:p@host/x?token=t&a=1" → "https://REDACTED@host/x?token=REDACTED&a=1".
 // Everything else is kept as written, so it also works on strings url.Parse
 // refuses, such as a password with an unescaped "/" ("https://u:p/q@host/").
 // A string with no "scheme://" prefix is treated as starting with its
 // authority when it holds an "@" before the first "/", "?" or "#" (as in
 // "u:p@host/x").
-func RedactURL(s string) string {
+func URL(s string) string {
 	start := 0
 	if i := strings.Index(s, "://"); i >= 0 && !strings.ContainsAny(s[:i], "/?#@") {
 		start = i + len("://")
@@ -109,7 +118,7 @@ func RedactURL(s string) string {
 		}
 	}
 	if at >= 0 && !maskedUserInfo(s[start:start+at]) {
-		s = s[:start] + Redacted + s[start+at:]
+		s = s[:start] + Placeholder + s[start+at:]
 	}
 	return redactQuery(s)
 }
@@ -154,8 +163,8 @@ func redactParams(q string) string {
 			q = ""
 		}
 		name, _, hasValue := strings.Cut(part, "=")
-		if hasValue && IsSecretName(unescapeName(name)) {
-			part = name + "=" + Redacted
+		if hasValue && isSecretName(unescapeName(name)) {
+			part = name + "=" + Placeholder
 		}
 		b.WriteString(part)
 		b.WriteString(sep)
@@ -191,42 +200,42 @@ var assignment = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)
 })
 
-// RedactText hides the secrets in text that retry writes (a log line, an
+// Text hides the secrets in text that retry writes (a log line, an
 // error, a usage message): the user information and secret query
-// parameters of every URL in it (RedactURL), "Bearer S" and "Basic S"
+// parameters of every URL in it (URL), "Bearer S" and "Basic S"
 // credentials, and the value of every "Name: value" header whose name is
 // secret (IsSecretHeader). Text without any of them is returned as is.
-func RedactText(s string) string {
+func Text(s string) string {
 	if strings.Contains(s, "://") {
-		s = urlToken().ReplaceAllStringFunc(s, RedactURL)
+		s = urlToken().ReplaceAllStringFunc(s, URL)
 	}
-	s = credential().ReplaceAllString(s, "${1}${2}"+Redacted)
+	s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
-			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Redacted {
+			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
 				return m
 			}
-			return sub[1] + sub[2] + ":" + sub[3] + Redacted
+			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
 		})
 	}
 	return s
 }
 
-// RedactArgv returns a copy of a command line with its secrets hidden, as
-// RedactText does for each argument, and also the value of every NAME=VALUE
+// Argv returns a copy of a command line with its secrets hidden, as
+// Text does for each argument, and also the value of every NAME=VALUE
 // whose name is secret (--api-key=S, GITHUB_TOKEN=S in a shell string).
-func RedactArgv(argv []string) []string {
+func Argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		a = RedactText(a)
+		a = Text(a)
 		if strings.IndexByte(a, '=') >= 0 {
 			a = assignment().ReplaceAllStringFunc(a, func(m string) string {
 				sub := assignment().FindStringSubmatch(m)
-				if !IsSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
+				if !isSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
 					return m
 				}
-				return sub[1] + sub[2] + "=" + Redacted
+				return sub[1] + sub[2] + "=" + Placeholder
 			})
 		}
 		out[i] = a
@@ -234,13 +243,13 @@ func RedactArgv(argv []string) []string {
 	return out
 }
 
-// redactError returns err with its URL redacted when it is a *url.Error
+// Error returns err with its URL redacted when it is a *url.Error
 // (net/http names the URL in its errors, user information included), along
 // with any *url.Error it wraps. Other errors are returned as they are.
-func redactError(err error) error {
+func Error(err error) error {
 	ue, ok := err.(*url.Error)
 	if !ok {
 		return err
 	}
-	return &url.Error{Op: ue.Op, URL: RedactURL(ue.URL), Err: redactError(ue.Err)}
+	return &url.Error{Op: ue.Op, URL: URL(ue.URL), Err: Error(ue.Err)}
 }
