@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -419,11 +420,7 @@ func writeNeed(b *strings.Builder, n *need) {
 		return
 	}
 	if len(n.fields) > 0 || n.all != nil {
-		keys := make([]string, 0, len(n.fields))
-		for k := range n.fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(n.fields))
 		b.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {
@@ -566,11 +563,7 @@ func buildPruning(an *analyzer, n *need, memo map[*need]*pruning) *pruning {
 		p.full = true
 		return p
 	}
-	keys := make([]string, 0, len(n.fields))
-	for k := range n.fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(n.fields))
 	for _, k := range keys {
 		p.keys = append(p.keys, pruningKey{k, buildPruning(an, an.merge(n.fields[k], n.all), memo)})
 	}

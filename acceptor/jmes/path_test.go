@@ -1,6 +1,7 @@
 package jmes
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -351,5 +352,35 @@ func FuzzCompileJMESPath(f *testing.F) {
 		}
 		e.search(doc) // must not panic
 		NeededPaths([]string{s})
+	})
+}
+
+// BenchmarkShownJSON: why jsonWriter is hand-written. A path matcher shows
+// about 200 bytes of its result; the writer stops there, encoding/json
+// encodes the whole value first.
+func BenchmarkShownJSON(b *testing.B) {
+	doc, err := decodeAll(bytes.NewReader(describeInstances(2000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("shownJSON-200", func(b *testing.B) {
+		for b.Loop() {
+			_ = shownJSON(doc, maxShownValue)
+		}
+	})
+	b.Run("shownJSON-all", func(b *testing.B) {
+		for b.Loop() {
+			_ = shownJSON(doc, 0)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
 	})
 }

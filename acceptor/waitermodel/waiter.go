@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,11 +102,7 @@ func Parse(data []byte) (*File, error) {
 
 // Names returns the names of the waiters, sorted.
 func (f *File) Names() []string {
-	names := make([]string, 0, len(f.waiters))
-	for n := range f.waiters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.waiters))
 	return names
 }
 
@@ -209,11 +206,7 @@ func (f *File) parseBotocore(top map[string]json.RawMessage) error {
 	if err := json.Unmarshal(top["waiters"], &waiters); err != nil {
 		return fmt.Errorf("waiters: want an object of waiters: %v", err)
 	}
-	names := make([]string, 0, len(waiters))
-	for n := range waiters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(waiters))
 	for _, name := range names {
 		var bw botoWaiter
 		if err := json.Unmarshal(waiters[name], &bw); err != nil {
@@ -341,11 +334,7 @@ func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 	if err := json.Unmarshal(top["shapes"], &shapes); err != nil {
 		return fmt.Errorf("shapes: %v", err)
 	}
-	ids := make([]string, 0, len(shapes))
-	for id := range shapes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(shapes))
 	for _, id := range ids {
 		raw := shapes[id].Traits["smithy.waiters#waitable"]
 		if raw == nil {
@@ -355,11 +344,7 @@ func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 		if err := json.Unmarshal(raw, &waiters); err != nil {
 			return fmt.Errorf("%s: smithy.waiters#waitable: %v", id, err)
 		}
-		names := make([]string, 0, len(waiters))
-		for n := range waiters {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(waiters))
 		op := id
 		if i := strings.LastIndexByte(op, '#'); i >= 0 {
 			op = op[i+1:]
