@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -142,7 +141,7 @@ func (an *analyzer) needOf(src string) (n *need) {
 	if err != nil {
 		return an.full
 	}
-	root, ok := asASTNode(reflect.ValueOf(ast))
+	root, ok := rootNode(ast)
 	if !ok {
 		return an.full
 	}

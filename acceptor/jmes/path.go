@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -368,7 +367,7 @@ func compileJMESPath(src string) (e *jmesExpr, err error) {
 	if err != nil {
 		return nil, jmesSyntaxError(src, err)
 	}
-	if err := checkFunctions(reflect.ValueOf(ast)); err != nil {
+	if err := checkFunctions(ast); err != nil {
 		return nil, fmt.Errorf("invalid JMESPath expression %q: %v", src, err)
 	}
 	jp, err := jmespath.Compile(src)
@@ -398,44 +397,20 @@ func (e *jmesExpr) search(doc any) (v any, err error) {
 	return e.jp.Search(doc)
 }
 
-// jmesFunctionArity returns the number of arguments a JMESPath function of
-// go-jmespath takes: at least lo, at most hi (-1: any number); ok is false
-// for an unknown function.
-func jmesFunctionArity(name string) (lo, hi int, ok bool) {
-	switch name {
-	case "abs", "avg", "ceil", "floor", "keys", "length", "reverse", "sort", "sum",
-		"to_array", "to_number", "to_string", "type", "values", "max", "min":
-		return 1, 1, true
-	case "contains", "ends_with", "starts_with", "join", "map", "max_by", "min_by", "sort_by":
-		return 2, 2, true
-	case "merge", "not_null":
-		return 1, -1, true
-	}
-	return 0, 0, false
-}
-
 // checkFunctions walks a parsed expression and refuses calls of unknown
 // functions, with the wrong number of arguments, or of something that is
 // not a name (`@(a)`, which makes the library panic), and slices with a step
 // of 0 (`[::0]`), which are an error on every document.
-func checkFunctions(v reflect.Value) error {
-	n, ok := asASTNode(v)
+func checkFunctions(ast jmespath.ASTNode) error {
+	n, ok := rootNode(ast)
 	if !ok {
 		return nil // not the AST we know: the library checks at run time
 	}
 	var walk func(n astNode) error
 	walk = func(n astNode) error {
-		if n.kind() == int64(jmespath.ASTSlice) {
+		if step, ok := n.sliceStep(); ok && step == 0 {
 			// A step of 0 fails on every document ([::0]): refuse it now.
-			if parts := n.v.FieldByName("value"); parts.Kind() == reflect.Interface && !parts.IsNil() {
-				parts = parts.Elem()
-				if parts.Kind() == reflect.Slice && parts.Len() == 3 {
-					step := parts.Index(2)
-					if step.Kind() == reflect.Pointer && !step.IsNil() && step.Elem().CanInt() && step.Elem().Int() == 0 {
-						return errors.New("a slice step cannot be 0")
-					}
-				}
-			}
+			return errors.New("a slice step cannot be 0")
 		}
 		if n.kind() == int64(jmespath.ASTFunctionExpression) {
 			name, ok := n.str()
