@@ -362,19 +362,19 @@ func (an *analyzer) function(name string, args []astNode, r *need) *need {
 	return each(an.full) // merge, values, to_string, and anything unusual
 }
 
-// PathSet is what a set of JMESPath expressions can observe of a JSON
+// pathSet is what a set of JMESPath expressions can observe of a JSON
 // document: the paths to keep when decoding it. Build one with
-// NeededPaths.
-type PathSet struct {
+// neededPaths.
+type pathSet struct {
 	an   *analyzer
 	root *need
 }
 
-// NeededPaths analyzes exprs and returns what they observe, together, of
+// neededPaths analyzes exprs and returns what they observe, together, of
 // the document they are applied to. An expression that does not compile is
 // an error; one the analysis cannot follow (say `to_string(@)`) needs the
 // whole document. No expressions observe nothing.
-func NeededPaths(exprs []string) (*PathSet, error) {
+func neededPaths(exprs []string) (*pathSet, error) {
 	an := newAnalyzer()
 	var root *need
 	for _, src := range exprs {
@@ -383,17 +383,17 @@ func NeededPaths(exprs []string) (*PathSet, error) {
 		}
 		root = an.merge(root, an.needOf(src))
 	}
-	return &PathSet{an: an, root: root}, nil
+	return &pathSet{an: an, root: root}, nil
 }
 
 // Everything reports whether the whole document is needed.
-func (p *PathSet) Everything() bool { return p.root != nil && p.root.full }
+func (p *pathSet) Everything() bool { return p.root != nil && p.root.full }
 
 // Field returns what p observes of the value of key in the document, as a
-// PathSet for that value: for expressions over {"input": …, "output": …},
+// pathSet for that value: for expressions over {"input": …, "output": …},
 // Field("output") is what they observe of the output.
-func (p *PathSet) Field(key string) *PathSet {
-	return &PathSet{an: p.an, root: p.an.field(p.root, key)}
+func (p *pathSet) Field(key string) *pathSet {
+	return &pathSet{an: p.an, root: p.an.field(p.root, key)}
 }
 
 // String writes the set compactly: * for everything, {key:…} for the keys
@@ -401,7 +401,7 @@ func (p *PathSet) Field(key string) *PathSet {
 // type only; "" for nothing. The paths of
 // Reservations[].Instances[].State.Name are
 // {Reservations:[{Instances:[{State:{Name:*}}]}]}.
-func (p *PathSet) String() string {
+func (p *pathSet) String() string {
 	var b strings.Builder
 	writeNeed(&b, p.root)
 	return b.String()
@@ -468,7 +468,7 @@ func isPlainKey(k string) bool {
 // 10000, numbers beyond float64, in the skipped parts too), and builds
 // the kept parts exactly as DecodeJSON does. Every key of p that the
 // document lacks is simply absent.
-func (p *PathSet) Decoder() func(io.Reader) (any, error) {
+func (p *pathSet) Decoder() func(io.Reader) (any, error) {
 	root := p.root
 	if root == nil {
 		root = p.an.typ
@@ -477,7 +477,7 @@ func (p *PathSet) Decoder() func(io.Reader) (any, error) {
 	return func(r io.Reader) (any, error) { return decodePruned(r, pl) }
 }
 
-// NewDecoder returns a Chain.Decode function that builds only what exprs
+// newDecoder returns a Chain.Decode function that builds only what exprs
 // can observe of stdout. With wrapped set, the expressions are evaluated on
 // {"input": …, "output": stdout} (the chain has an Input) and only what they
 // observe of "output" is built. An element of exprs may also be the
@@ -485,19 +485,19 @@ func (p *PathSet) Decoder() func(io.Reader) (any, error) {
 // that does not compile or that the analysis cannot follow makes the
 // decoder build everything, as DecodeJSON does; so does a nil or empty
 // exprs.
-func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
+func newDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	if len(exprs) == 0 {
 		return decodeAll
 	}
 	exprs = append([]string(nil), exprs...)
 	for i, e := range exprs {
 		if _, err := compileJMESPath(e); err != nil {
-			if expr, _, ok := SplitPathArg(e); ok {
+			if expr, _, ok := splitPathArg(e); ok {
 				exprs[i] = expr
 			}
 		}
 	}
-	p, err := NeededPaths(exprs)
+	p, err := neededPaths(exprs)
 	if err != nil {
 		return decodeAll
 	}
@@ -534,7 +534,7 @@ func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, erro
 			stdout = an.merge(stdout, an.needOf(q.expr.src))
 		}
 	}
-	return (&PathSet{an: an, root: stdout}).Decoder()
+	return (&pathSet{an: an, root: stdout}).Decoder()
 }
 
 // pruning is a need compiled for decoding: what the decoder keeps of a

@@ -86,18 +86,20 @@ type PathMatch struct {
 
 // PathMatcher builds the matcher of a --success/--failure/--retry flag
 // (mode Path), of a -all flag (PathAll) or of an -any flag (PathAny) from
-// its argument EXPR[=VALUE]; see SplitPathArg for where EXPR ends and
-// ParseExpected for what VALUE means.
+// its argument EXPR[=VALUE]. EXPR ends at the last "=" that is not part of
+// "==", "!=", "<=" or ">=" and not inside a JMESPath literal; VALUE is a
+// JSON literal when it parses as one (a backquoted one too), else the
+// string itself, trimmed (splitPathArg and parseExpected say it exactly).
 //
 // In Path mode, an argument without =VALUE matches when EXPR yields true
 // (the JSON boolean, not a truthy value). PathAll and PathAny need =VALUE.
 // The expression is compiled here: a bad one is an error, as is an empty
 // one.
 func PathMatcher(arg string, mode PathMode) (acceptor.Matcher, error) {
-	expr, value, hasValue := SplitPathArg(arg)
+	expr, value, hasValue := splitPathArg(arg)
 	var expected any = true
 	if hasValue {
-		expected = ParseExpected(value)
+		expected = parseExpected(value)
 	} else if mode != Path {
 		return nil, fmt.Errorf("%q: want EXPR=VALUE: %s compares each element of the array EXPR yields with VALUE", arg, mode)
 	}
@@ -231,12 +233,12 @@ func expectedText(v any) string {
 	return shownJSON(v, maxShownValue)
 }
 
-// SplitPathArg splits the argument of a path flag, EXPR[=VALUE], at the last
+// splitPathArg splits the argument of a path flag, EXPR[=VALUE], at the last
 // "=" that is not part of "==", "!=", "<=" or ">=" and not inside a JMESPath
 // literal (`…` JSON, '…' raw string, "…" quoted identifier, each with its
 // backslash escapes). Without such a "=", the whole argument is EXPR and
 // hasValue is false. An unterminated literal runs to the end of arg.
-func SplitPathArg(arg string) (expr, value string, hasValue bool) {
+func splitPathArg(arg string) (expr, value string, hasValue bool) {
 	last := -1
 	var quote byte // the delimiter of the literal we are in, or 0
 	for i := 0; i < len(arg); i++ {
@@ -271,14 +273,14 @@ func SplitPathArg(arg string) (expr, value string, hasValue bool) {
 	return arg[:last], arg[last+1:], true
 }
 
-// ParseExpected reads the VALUE of a path flag: a JSON literal when it
+// parseExpected reads the VALUE of a path flag: a JSON literal when it
 // parses as one (true, 3, 1.5, "x", null, [1], {"a":1}; numbers become
 // float64), else the string itself with blanks around it trimmed
 // ("running"). Write "\"true\"" to compare with the string true, and
 // "\" x\"" for a string with blanks around it. A backquoted VALUE (`1`,
 // `"x"`, as JMESPath writes literals) is the JSON literal between the
 // backquotes; when that is not JSON it is the string between them.
-func ParseExpected(s string) any {
+func parseExpected(s string) any {
 	var v any
 	if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
 		inner := t[1 : len(t)-1]

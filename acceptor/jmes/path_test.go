@@ -47,9 +47,9 @@ func TestSplitPathArg(t *testing.T) {
 		{"a = running", "a ", " running", true},
 	}
 	for _, tt := range tests {
-		e, v, has := SplitPathArg(tt.arg)
+		e, v, has := splitPathArg(tt.arg)
 		if e != tt.expr || v != tt.value || has != tt.has {
-			t.Errorf("SplitPathArg(%q) = %q, %q, %v; want %q, %q, %v", tt.arg, e, v, has, tt.expr, tt.value, tt.has)
+			t.Errorf("splitPathArg(%q) = %q, %q, %v; want %q, %q, %v", tt.arg, e, v, has, tt.expr, tt.value, tt.has)
 		}
 	}
 }
@@ -85,8 +85,8 @@ func TestParseExpected(t *testing.T) {
 		{"`", "`"},
 	}
 	for _, tt := range tests {
-		if got := ParseExpected(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ParseExpected(%q) = %#v, want %#v", tt.in, got, tt.want)
+		if got := parseExpected(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseExpected(%q) = %#v, want %#v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -261,7 +261,7 @@ func TestPathMatchResult(t *testing.T) {
 			acceptor.MatchResult{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
 	}
 	for _, tt := range tests {
-		got := tt.m.Match(acceptor.NewEnv(tt.a))
+		got := tt.m.Match(&acceptor.Env{Attempt: tt.a})
 		if got != tt.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
@@ -351,7 +351,7 @@ func FuzzCompileJMESPath(f *testing.F) {
 			return
 		}
 		e.search(doc) // must not panic
-		NeededPaths([]string{s})
+		neededPaths([]string{s})
 	})
 }
 
