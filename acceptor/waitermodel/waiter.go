@@ -196,11 +196,7 @@ type botoAcceptor struct {
 
 func (f *File) parseBotocore(top map[string]json.RawMessage) error {
 	if v := top["version"]; v == nil || strings.TrimSpace(string(v)) != "2" {
-		shown := "none"
-		if v != nil {
-			shown = string(v)
-		}
-		return fmt.Errorf("unsupported botocore waiter version %s: want 2", shown)
+		return fmt.Errorf("unsupported botocore waiter version %s: want 2", rawText(v))
 	}
 	var waiters map[string]json.RawMessage
 	if err := json.Unmarshal(top["waiters"], &waiters); err != nil {
@@ -468,7 +464,7 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	}
 	var expected string
 	if err := json.Unmarshal(sp.Expected, &expected); err != nil || sp.Expected == nil {
-		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, orNone(sp.Expected))
+		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, rawText(sp.Expected))
 	}
 	var mode jmes.PathMode
 	var want any = expected
@@ -503,7 +499,9 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	return m, m.Describe(sp.Comparator), nil
 }
 
-func orNone(raw json.RawMessage) string {
+// rawText shows a model's raw JSON value in an error: as written, or
+// "none" when it is absent.
+func rawText(raw json.RawMessage) string {
 	if raw == nil {
 		return "none"
 	}
