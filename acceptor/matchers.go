@@ -14,8 +14,8 @@ import (
 const maxShownMatch = 80
 
 // truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
-// with "…". (acceptor/errorcode has its twin: a dozen lines are not worth
-// a package both would import.)
+// with "…". acceptor/errorcode has its twin: a dozen lines are not worth a
+// package both would import, and neither imports the other.
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s

@@ -518,7 +518,9 @@ func cleanMessage(s string) string {
 }
 
 // truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
-// with "…".
+// with "…". The directive core has its twin (acceptor/matchers.go): a dozen
+// lines are not worth a package both would import, and neither imports the
+// other.
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
