@@ -42,8 +42,8 @@ func isHTTPAttempt(a *Attempt) bool { return !a.HasExitCode() }
 // ExitMatcher matches a command attempt whose exit status is in codes
 // (--success-exit and friends). A timed-out attempt and one that could not
 // start (126, 127) are matched on the status they carry. HTTP and TCP
-// attempts (no exit status) never match; nor does anything when codes is empty. Value is
-// "exit status N".
+// attempts (no exit status) never match; nor does anything when codes is
+// empty. Value is "exit status N".
 func ExitMatcher(codes Codes) Matcher {
 	return MatcherFunc(func(env *Env) MatchResult {
 		a := envAttempt(env)

@@ -24,7 +24,7 @@ import (
 // The analysis works on "needs": what of a value an expression observes.
 //
 //   - nil: nothing; the value may be left out.
-//   - full: everything; the value is built as DecodeJSON builds it.
+//   - full: everything; the value is built as acceptor.DecodeJSON builds it.
 //   - otherwise the value's JSON type is observed (null or not, object or
 //     array, …) and a scalar is kept whole; an object keeps only the keys in
 //     fields (each with its need) or, with all set, every key (each with
@@ -462,12 +462,12 @@ func isPlainKey(k string) bool {
 	return true
 }
 
-// Decoder returns a decoder that builds only the parts of a document in p
-// and skips the rest, for Chain.Decode. It accepts and refuses exactly the
-// documents DecodeJSON does (syntax, trailing data, nesting deeper than
-// 10000, numbers beyond float64, in the skipped parts too), and builds
-// the kept parts exactly as DecodeJSON does. Every key of p that the
-// document lacks is simply absent.
+// Decoder returns a decoder that builds only the parts of a document in p and
+// skips the rest, for acceptor.Chain.Decode. It accepts and refuses exactly
+// the documents acceptor.DecodeJSON does (syntax, trailing data, nesting
+// deeper than 10000, numbers beyond float64, in the skipped parts too), and
+// builds the kept parts exactly as acceptor.DecodeJSON does. Every key of p
+// that the document lacks is simply absent.
 func (p *pathSet) Decoder() func(io.Reader) (any, error) {
 	root := p.root
 	if root == nil {
@@ -477,14 +477,14 @@ func (p *pathSet) Decoder() func(io.Reader) (any, error) {
 	return func(r io.Reader) (any, error) { return decodePruned(r, pl) }
 }
 
-// newDecoder returns a Chain.Decode function that builds only what exprs
-// can observe of stdout. With wrapped set, the expressions are evaluated on
-// {"input": …, "output": stdout} (the chain has an Input) and only what they
-// observe of "output" is built. An element of exprs may also be the
-// argument of a path flag, EXPR=VALUE: it counts as EXPR. An expression
-// that does not compile or that the analysis cannot follow makes the
-// decoder build everything, as DecodeJSON does; so does a nil or empty
-// exprs.
+// newDecoder returns an acceptor.Chain.Decode function that builds only what
+// exprs can observe of stdout. With wrapped set, the expressions are
+// evaluated on {"input": …, "output": stdout} (the chain has an Input) and
+// only what they observe of "output" is built. An element of exprs may also
+// be the argument of a path flag, EXPR=VALUE: it counts as EXPR. An
+// expression that does not compile or that the analysis cannot follow makes
+// the decoder build everything, as acceptor.DecodeJSON does; so does a nil or
+// empty exprs.
 func newDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	if len(exprs) == 0 {
 		return decodeAll
@@ -507,13 +507,13 @@ func newDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	return p.Decoder()
 }
 
-// DecoderFor returns a Chain.Decode function for c: it builds only what c's
-// path matchers (PathMatch, from PathMatcher, NewPathMatcher or a waiter
-// model) and the given queries can observe of stdout, taking c.Input and
-// the matchers' scopes (Smithy output and inputOutput) into account.
+// DecoderFor returns an acceptor.Chain.Decode function for c: it builds only
+// what c's path matchers (PathMatch, from PathMatcher, NewPathMatcher or a
+// waiter model) and the given queries can observe of stdout, taking c.Input
+// and the matchers' scopes (Smithy output and inputOutput) into account.
 // Queries are applied to stdout itself. Matchers of other kinds are assumed
-// not to read Env.Document: a custom matcher that does sees the pruned
-// document.
+// not to read acceptor.Env.Document: a custom matcher that does sees the
+// pruned document.
 func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, error) {
 	an := newAnalyzer()
 	var stdout *need
@@ -596,12 +596,12 @@ func (p *pruning) lookup(key []byte) (q *pruning, name string, kept bool) {
 	return p.other, "", p.other != nil
 }
 
-// decodeAll decodes everything, as DecodeJSON does.
+// decodeAll decodes everything, as acceptor.DecodeJSON does.
 func decodeAll(r io.Reader) (any, error) { return decodePruned(r, nil) }
 
-// jsonOptions make jsontext accept what encoding/json (DecodeJSON) accepts:
-// invalid UTF-8 and lone surrogates become U+FFFD, a repeated key keeps its
-// last value.
+// jsonOptions make jsontext accept what encoding/json (acceptor.DecodeJSON)
+// accepts: invalid UTF-8 and lone surrogates become U+FFFD, a repeated key
+// keeps its last value.
 var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
 
 // prunedDecoder builds the parts of one JSON document that a pruning keeps,

@@ -48,7 +48,8 @@ func (m PathMode) String() string {
 	return "path"
 }
 
-// maxShownValue bounds the JSON a path matcher shows as its MatchResult.Value.
+// maxShownValue bounds the JSON a path matcher shows as its
+// acceptor.MatchResult.Value.
 const maxShownValue = 200
 
 // Scope says which document a path matcher evaluates its expression on.
@@ -56,9 +57,9 @@ type Scope int
 
 // The scopes.
 const (
-	// ScopeDocument: what Env.Document returns ({"input", "output"} when
-	// the chain has an Input, else stdout). Flags and botocore models; the
-	// scope of a new PathMatch.
+	// ScopeDocument: what acceptor.Env.Document returns ({"input", "output"}
+	// when the chain has an Input, else stdout). Flags and botocore models;
+	// the scope of a new PathMatch.
 	ScopeDocument Scope = iota
 	// ScopeOutput: stdout only, even when the chain has an Input (Smithy
 	// "output" matchers).
@@ -72,11 +73,11 @@ const (
 // expected value and the mode. Build one with PathMatcher or
 // NewPathMatcher; it is safe for concurrent use.
 //
-// It sees only attempts that did not fail (Attempt.Failed false); on a
+// It sees only attempts that did not fail (acceptor.Attempt.Failed false); on a
 // failed attempt it does not match and has nothing to say. Stdout that is
 // not JSON, a JMESPath runtime error (length(null)) and an internal failure
 // of the JMESPath library do not match either, and say why in
-// MatchResult.Warning.
+// acceptor.MatchResult.Warning.
 type PathMatch struct {
 	expr     *jmesExpr
 	mode     PathMode

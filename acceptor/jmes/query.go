@@ -29,9 +29,9 @@ func NewQuery(expr string) (*Query, error) {
 // Expression returns the expression as written.
 func (q *Query) Expression() string { return q.expr.src }
 
-// apply evaluates the query on doc (a document as DecodeJSON returns one)
-// and writes the result as compact JSON followed by a newline: object keys
-// sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
+// apply evaluates the query on doc (a document as acceptor.DecodeJSON returns
+// one) and writes the result as compact JSON followed by a newline: object
+// keys sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
 // result that JSON cannot hold (NaN from avg([]), an expression reference)
 // and a JMESPath runtime error are errors; so is a failure inside the
 // JMESPath library.
