@@ -8,6 +8,10 @@
 // imports acceptor, runner (the Result it returns, the causes of a stopped
 // attempt, the Record a hook sees) and runner/output; runner does not import
 // it.
+//
+// It builds on Unix only, as retry does (its releases are for Linux, macOS
+// and FreeBSD): process groups, signals and the shell's exit statuses are
+// Unix designs, and a Windows stub that failed every attempt never compiled.
 package command
 
 import (
