@@ -19,15 +19,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
@@ -273,9 +275,7 @@ func childEnv(env []string) []string {
 		seen[k] = true
 		out = append(out, env[i])
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -588,13 +589,8 @@ func validHTTPHeaderValue(v string) bool {
 
 // formatHTTPHeader writes h as "Name: value" lines sorted by name.
 func formatHTTPHeader(h http.Header) string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
