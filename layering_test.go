@@ -27,6 +27,11 @@ func TestLayering(t *testing.T) {
 		"runner/durable": {"acceptor", "backoff", "runner"},
 		// acceptor/botocore holds the built-in botocore waiter models.
 		"acceptor/botocore": nil,
+		// JMESPath matchers and queries, waiter models, error codes of
+		// failed attempts: above the directive core, never below it.
+		"acceptor/errorcode":   nil,
+		"acceptor/jmes":        {"acceptor"},
+		"acceptor/waitermodel": {"acceptor", "acceptor/jmes"},
 		// runner/tcp is the --tcp attempt source.
 		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
 		// The other attempt sources know the loop (its Result, the causes

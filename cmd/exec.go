@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
@@ -27,7 +29,7 @@ type plan struct {
 	strategy *runner.Strategy
 	source   runner.Source
 	closer   func()
-	query    *acceptor.Query
+	query    *jmes.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	describe []string // the command or URL as logs and the report show it, redacted
@@ -239,7 +241,7 @@ func buildPlan(o *Options) (*plan, error) {
 		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
-		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
+		if p.query, err = jmes.NewQuery(o.Query); err != nil {
 			return nil, usageError("--query: %q: %v", o.Query, err)
 		}
 	}
@@ -302,7 +304,7 @@ func buildPlan(o *Options) (*plan, error) {
 }
 
 // budget returns the attempt limit.
-func (o *Options) budget(w *acceptor.Waiter) (int, error) {
+func (o *Options) budget(w *waitermodel.Model) (int, error) {
 	attempts := o.Attempts
 	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
 		attempts = w.MaxAttempts
@@ -315,7 +317,7 @@ func (o *Options) budget(w *acceptor.Waiter) (int, error) {
 
 // backoff builds the backoff for ordinary retries and the one for
 // throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
 	kind, delay, maxDelay, jitter := o.Backoff, o.Delay, o.MaxDelay, o.Jitter
 	if w != nil && !o.given("backoff") {
 		if w.Smithy {
@@ -386,7 +388,7 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 
 // chain builds the acceptor chain: flags in command-line order, then the
 // waiter's acceptors, then the fallback of run or wait.
-func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
+func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
 	if o.Wait {
 		c.Fallback = acceptor.WaitFallback
@@ -406,7 +408,7 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 		c.Input = v
 	}
 	if len(o.Acceptors.exprs()) > 0 || w != nil {
-		c.Decode = acceptor.DecoderFor(c)
+		c.Decode = jmes.DecoderFor(c)
 	}
 	return c, nil
 }

@@ -32,6 +32,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/errorcode"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
@@ -163,13 +164,13 @@ type Command struct {
 	TempDir string
 
 	// ErrorPattern, when set, finds the error code of a failed attempt in
-	// its stderr window, as acceptor.ParseErrorPattern does (the first
+	// its stderr window, as errorcode.ParseErrorPattern does (the first
 	// capture group of the last matching line). It is tried before
 	// ParseError.
 	ErrorPattern *regexp.Regexp
 	// ParseError parses the error code and message of a failed attempt from
 	// its stderr window when ErrorPattern finds none; nil means
-	// acceptor.ParseCommandError (AWS CLI, kubectl, gcloud, …).
+	// errorcode.ParseCommandError (AWS CLI, kubectl, gcloud, …).
 	ParseError func(stderr []byte) (code, message string)
 
 	current atomic.Pointer[process] // the running attempt, for Kill
@@ -453,13 +454,13 @@ func (c *Command) finish(res *runner.Result, status int, stdout, stderr *pump) {
 
 // parseError finds the error code in a failed attempt's stderr window.
 func (c *Command) parseError(stderr []byte) (code, message string) {
-	if code, ok := acceptor.ParseErrorPattern(stderr, c.ErrorPattern); ok {
+	if code, ok := errorcode.ParseErrorPattern(stderr, c.ErrorPattern); ok {
 		return code, ""
 	}
 	if c.ParseError != nil {
 		return c.ParseError(stderr)
 	}
-	return acceptor.ParseCommandError(stderr)
+	return errorcode.ParseCommandError(stderr)
 }
 
 // Close ends the stdin recording and drops it. Attempts after Close fail to

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/errorcode"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 	"github.com/retry-dev/retry/runner/redact"
@@ -464,7 +465,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	}
 	res.Info[InfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
 	if head != nil {
-		a.ErrorCode, a.ErrorMessage = acceptor.ParseHTTPError(resp.Header, head.buf)
+		a.ErrorCode, a.ErrorMessage = errorcode.ParseHTTPError(resp.Header, head.buf)
 	}
 	switch {
 	case err == nil:

@@ -1,9 +1,11 @@
-package acceptor
+package jmes
 
 import (
 	"bytes"
 	"fmt"
 	"io"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // Query is the projection of --query EXPR: a JMESPath expression applied to
@@ -52,9 +54,8 @@ func (q *Query) Apply(doc any) ([]byte, error) {
 // stdout is {}), building only the parts of the document the expression
 // can reach (see NewDecoder). Stdout that is not JSON is an error wrapping
 // ErrNotJSON.
-func (q *Query) ApplyAttempt(a *Attempt) ([]byte, error) {
-	env := &Env{Attempt: a, decode: q.decode}
-	doc, err := env.Document()
+func (q *Query) ApplyAttempt(a *acceptor.Attempt) ([]byte, error) {
+	doc, err := acceptor.StdoutDocument(a, q.decode)
 	if err != nil {
 		return nil, err
 	}

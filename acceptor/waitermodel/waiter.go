@@ -1,29 +1,29 @@
-package acceptor
+package waitermodel
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
 )
 
-// Waiter is a named waiter of a model file: its acceptors, in order, ready
-// for a Chain, and its timing.
-type Waiter struct {
+// Model is the model of one named waiter of a model file: its acceptors,
+// in order, ready for an acceptor.Chain, and its timing.
+type Model struct {
 	Name string
 
 	// Acceptors are the waiter's acceptors in model order. Their names say
 	// where they come from: `waiter InstanceRunning acceptor 1 (pathAll
 	// "Reservations[].Instances[].State.Name" = "running")`.
-	Acceptors []Acceptor
+	Acceptors []acceptor.Acceptor
 
 	// Delay and MaxAttempts are a botocore waiter's constant delay between
 	// attempts and its number of attempts; both are zero for Smithy.
@@ -51,108 +51,16 @@ type Waiter struct {
 	UsesInput bool
 }
 
-// Expressions returns JMESPath expressions that cover what the waiter's
-// path acceptors observe of stdout, for NewDecoder(exprs, wrapped) with
-// wrapped set when the chain has an Input; in order, without duplicates.
-// A botocore path appears as written. A Smithy path addresses a document
-// that does not depend on the chain's Input (output: stdout; inputOutput:
-// {"input", "output"}), so it appears twice, as written and in a form for
-// the other kind of chain ("output | PATH", "{input: `{}`, output: @} |
-// PATH"). DecoderFor(chain) needs none of this and is simpler.
-func (w *Waiter) Expressions() []string {
-	var out []string
-	seen := map[string]bool{}
-	add := func(e string) {
-		if !seen[e] {
-			seen[e] = true
-			out = append(out, e)
-		}
-	}
-	for _, a := range w.Acceptors {
-		m, ok := a.Matcher.(*PathMatch)
-		if !ok {
-			continue
-		}
-		add(m.expr.src)
-		switch m.scope {
-		case scopeOutput:
-			add("output | " + m.expr.src)
-		case scopeInputOutput:
-			add("{input: `{}`, output: @} | " + m.expr.src)
-		}
-	}
-	return out
-}
-
-// WaiterFile is a loaded model file: a botocore waiters-2.json or a Smithy
+// File is a loaded model file: a botocore waiters-2.json or a Smithy
 // JSON AST model.
-type WaiterFile struct {
-	// Path is the file's path as given ("" for ParseWaiters).
-	Path string
+type File struct {
 	// Smithy reports that the file is a Smithy model.
 	Smithy bool
 
-	waiters map[string]*Waiter
+	waiters map[string]*Model
 }
 
-// MaxModelSize bounds a waiter model file: 64 MiB, well above the largest
-// botocore model (EC2's is under 100 KB).
-const MaxModelSize = 64 << 20
-
-// LoadWaiters reads and validates the waiter model at path; see
-// ParseWaiters. It refuses what is not a regular file (a FIFO would block,
-// /dev/zero never ends) and a file larger than MaxModelSize.
-func LoadWaiters(path string) (*WaiterFile, error) {
-	b, err := readModel(path)
-	if err != nil {
-		return nil, err
-	}
-	f, err := ParseWaiters(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	f.Path = path
-	return f, nil
-}
-
-// readModel reads a regular file of at most MaxModelSize bytes.
-func readModel(path string) ([]byte, error) {
-	// O_NONBLOCK: opening a FIFO without a writer must not block.
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		kind := "a device"
-		switch m := fi.Mode(); {
-		case m.IsDir():
-			kind = "a directory"
-		case m&os.ModeNamedPipe != 0:
-			kind = "a FIFO"
-		case m&os.ModeSocket != 0:
-			kind = "a socket"
-		}
-		return nil, fmt.Errorf("%s: not a regular file (%s); want a waiter model file of at most 64 MiB", path, kind)
-	}
-	if fi.Size() > MaxModelSize {
-		return nil, fmt.Errorf("%s: %d bytes; want a waiter model file of at most 64 MiB", path, fi.Size())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxModelSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > MaxModelSize {
-		return nil, fmt.Errorf("%s: more than 64 MiB; want a waiter model file of at most 64 MiB", path)
-	}
-	return b, nil
-}
-
-// ParseWaiters reads a waiter model and validates every waiter in it.
+// Parse reads a waiter model file and validates every waiter in it.
 //
 // A botocore waiters-2.json has a top-level "version" (which must be 2)
 // and "waiters"; its matchers are path, pathAll, pathAny, status and error.
@@ -166,12 +74,12 @@ func readModel(path string) ([]byte, error) {
 // minDelay > maxDelay, a booleanEquals expecting something other than
 // "true" or "false", an expression that does not compile. A model with no
 // waiters is an error too.
-func ParseWaiters(data []byte) (*WaiterFile, error) {
+func Parse(data []byte) (*File, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, fmt.Errorf("not a waiter model: %v", err)
 	}
-	f := &WaiterFile{waiters: map[string]*Waiter{}}
+	f := &File{waiters: map[string]*Model{}}
 	var err error
 	switch {
 	case top["smithy"] != nil && top["shapes"] != nil:
@@ -192,7 +100,7 @@ func ParseWaiters(data []byte) (*WaiterFile, error) {
 }
 
 // Names returns the names of the waiters, sorted.
-func (f *WaiterFile) Names() []string {
+func (f *File) Names() []string {
 	names := make([]string, 0, len(f.waiters))
 	for n := range f.waiters {
 		names = append(names, n)
@@ -204,10 +112,10 @@ func (f *WaiterFile) Names() []string {
 // maxListed is how many names the error of an unknown waiter lists.
 const maxListed = 20
 
-// Waiter returns the waiter called name (case matters). The error of an
-// unknown name lists the names there are (the first 20, and the count). The Waiter is a copy: changing
-// it does not change f.
-func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
+// Model returns the model of the waiter called name (case matters). The
+// error of an unknown name lists the names there are (the first 20, and the
+// count). The Model is a copy: changing it does not change f.
+func (f *File) Model(name string) (*Model, error) {
 	w, ok := f.waiters[name]
 	if !ok {
 		names := f.Names()
@@ -222,15 +130,15 @@ func (f *WaiterFile) Waiter(name string) (*Waiter, error) {
 		return nil, fmt.Errorf("no waiter %q; the waiters are: %s", name, strings.Join(names, ", "))
 	}
 	c := *w
-	c.Acceptors = append([]Acceptor(nil), w.Acceptors...)
+	c.Acceptors = append([]acceptor.Acceptor(nil), w.Acceptors...)
 	return &c, nil
 }
 
 // add validates w (states, a success acceptor) and adds it.
-func (f *WaiterFile) add(w *Waiter) error {
+func (f *File) add(w *Model) error {
 	success := false
 	for _, a := range w.Acceptors {
-		success = success || a.State == StateSuccess
+		success = success || a.State == acceptor.StateSuccess
 	}
 	if !success {
 		return fmt.Errorf("waiter %s: no acceptor leads to the success state", w.Name)
@@ -246,14 +154,14 @@ func (f *WaiterFile) add(w *Waiter) error {
 
 // waiterState parses the state of a model's acceptor: success, failure or
 // retry (models know no throttle).
-func waiterState(s string) (State, error) {
+func waiterState(s string) (acceptor.State, error) {
 	switch s {
 	case "success":
-		return StateSuccess, nil
+		return acceptor.StateSuccess, nil
 	case "failure":
-		return StateFailure, nil
+		return acceptor.StateFailure, nil
 	case "retry":
-		return StateRetry, nil
+		return acceptor.StateRetry, nil
 	}
 	return 0, fmt.Errorf("unknown state %q (want success, failure or retry)", s)
 }
@@ -289,7 +197,7 @@ type botoAcceptor struct {
 	Expected json.RawMessage `json:"expected"`
 }
 
-func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
+func (f *File) parseBotocore(top map[string]json.RawMessage) error {
 	if v := top["version"]; v == nil || strings.TrimSpace(string(v)) != "2" {
 		shown := "none"
 		if v != nil {
@@ -311,7 +219,7 @@ func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
 		if err := json.Unmarshal(waiters[name], &bw); err != nil {
 			return fmt.Errorf("waiter %s: %v", name, err)
 		}
-		w, err := botoToWaiter(name, &bw)
+		w, err := botoToModel(name, &bw)
 		if err != nil {
 			return fmt.Errorf("waiter %s: %v", name, err)
 		}
@@ -322,8 +230,8 @@ func (f *WaiterFile) parseBotocore(top map[string]json.RawMessage) error {
 	return nil
 }
 
-func botoToWaiter(name string, bw *botoWaiter) (*Waiter, error) {
-	w := &Waiter{Name: name, Operation: bw.Operation, Documentation: bw.Description}
+func botoToModel(name string, bw *botoWaiter) (*Model, error) {
+	w := &Model{Name: name, Operation: bw.Operation, Documentation: bw.Description}
 	if bw.Delay == nil {
 		return nil, errors.New(`no "delay"`)
 	}
@@ -355,48 +263,48 @@ func botoToWaiter(name string, bw *botoWaiter) (*Waiter, error) {
 
 // botoAcceptorOf builds one botocore acceptor; its Name is the matcher's
 // description.
-func botoAcceptorOf(ba botoAcceptor) (Acceptor, error) {
+func botoAcceptorOf(ba botoAcceptor) (acceptor.Acceptor, error) {
 	st, err := waiterState(ba.State)
 	if err != nil {
-		return Acceptor{}, err
+		return acceptor.Acceptor{}, err
 	}
 	if ba.Expected == nil {
-		return Acceptor{}, errors.New(`no "expected" value`)
+		return acceptor.Acceptor{}, errors.New(`no "expected" value`)
 	}
 	expected, err := decodeJSONValue(ba.Expected)
 	if err != nil {
-		return Acceptor{}, err
+		return acceptor.Acceptor{}, err
 	}
 	switch ba.Matcher {
 	case "path", "pathAll", "pathAny":
-		mode := map[string]PathMode{"path": Path, "pathAll": PathAll, "pathAny": PathAny}[ba.Matcher]
+		mode := map[string]jmes.PathMode{"path": jmes.Path, "pathAll": jmes.PathAll, "pathAny": jmes.PathAny}[ba.Matcher]
 		if ba.Argument == nil {
-			return Acceptor{}, fmt.Errorf("%s matcher without an argument", ba.Matcher)
+			return acceptor.Acceptor{}, fmt.Errorf("%s matcher without an argument", ba.Matcher)
 		}
-		m, err := NewPathMatcher(*ba.Argument, mode, expected)
+		m, err := jmes.NewPathMatcher(*ba.Argument, mode, expected)
 		if err != nil {
-			return Acceptor{}, err
+			return acceptor.Acceptor{}, err
 		}
-		return Acceptor{State: st, Matcher: m, Name: m.describe()}, nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: m.String()}, nil
 	case "status":
 		n, ok := expected.(float64)
 		if !ok || n != math.Trunc(n) || n < 100 || n > 599 {
-			return Acceptor{}, fmt.Errorf("status matcher expecting %s: want an HTTP status, 100–599", ba.Expected)
+			return acceptor.Acceptor{}, fmt.Errorf("status matcher expecting %s: want an HTTP status, 100–599", ba.Expected)
 		}
-		return Acceptor{State: st, Matcher: StatusMatcher(Codes{{int(n), int(n)}}), Name: fmt.Sprintf("status %d", int(n))}, nil
+		return acceptor.Acceptor{State: st, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: int(n), Hi: int(n)}}), Name: fmt.Sprintf("status %d", int(n))}, nil
 	case "error":
 		switch e := expected.(type) {
 		case bool:
-			return Acceptor{State: st, Matcher: ErrorMatcher(strconv.FormatBool(e)), Name: fmt.Sprintf("error %t", e)}, nil
+			return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(strconv.FormatBool(e)), Name: fmt.Sprintf("error %t", e)}, nil
 		case string:
 			if strings.TrimSpace(e) == "" {
-				return Acceptor{}, errors.New("error matcher expecting an empty error code")
+				return acceptor.Acceptor{}, errors.New("error matcher expecting an empty error code")
 			}
-			return Acceptor{State: st, Matcher: ErrorMatcher(e), Name: fmt.Sprintf("error %q", e)}, nil
+			return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(e), Name: fmt.Sprintf("error %q", e)}, nil
 		}
-		return Acceptor{}, fmt.Errorf("error matcher expecting %s: want an error code, true or false", ba.Expected)
+		return acceptor.Acceptor{}, fmt.Errorf("error matcher expecting %s: want an error code, true or false", ba.Expected)
 	}
-	return Acceptor{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", ba.Matcher)
+	return acceptor.Acceptor{}, fmt.Errorf("unknown matcher %q (want path, pathAll, pathAny, status or error)", ba.Matcher)
 }
 
 type smithyShape struct {
@@ -428,7 +336,7 @@ const (
 	smithyMaxDelay = 120 * time.Second
 )
 
-func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
+func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 	var shapes map[string]smithyShape
 	if err := json.Unmarshal(top["shapes"], &shapes); err != nil {
 		return fmt.Errorf("shapes: %v", err)
@@ -462,7 +370,7 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 			if err := dec.Decode(&sw); err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
-			w, err := smithyToWaiter(name, op, &sw, shapes)
+			w, err := smithyToModel(name, op, &sw, shapes)
 			if err != nil {
 				return fmt.Errorf("waiter %s: %v", name, err)
 			}
@@ -474,8 +382,8 @@ func (f *WaiterFile) parseSmithy(top map[string]json.RawMessage) error {
 	return nil
 }
 
-func smithyToWaiter(name, op string, sw *smithyWaiter, shapes map[string]smithyShape) (*Waiter, error) {
-	w := &Waiter{Name: name, Smithy: true, Operation: op, Documentation: sw.Documentation,
+func smithyToModel(name, op string, sw *smithyWaiter, shapes map[string]smithyShape) (*Model, error) {
+	w := &Model{Name: name, Smithy: true, Operation: op, Documentation: sw.Documentation,
 		MinDelay: smithyMinDelay, MaxDelay: smithyMaxDelay}
 	for _, d := range []struct {
 		field string
@@ -511,13 +419,13 @@ func smithyToWaiter(name, op string, sw *smithyWaiter, shapes map[string]smithyS
 
 // smithyAcceptorOf builds one Smithy acceptor; its Name is the matcher's
 // description.
-func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc Acceptor, usesInput bool, err error) {
+func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc acceptor.Acceptor, usesInput bool, err error) {
 	st, err := waiterState(sa.State)
 	if err != nil {
-		return Acceptor{}, false, err
+		return acceptor.Acceptor{}, false, err
 	}
 	if len(sa.Matcher) != 1 {
-		return Acceptor{}, false, fmt.Errorf("the matcher must set exactly one of output, inputOutput, success and errorType (it sets %d)", len(sa.Matcher))
+		return acceptor.Acceptor{}, false, fmt.Errorf("the matcher must set exactly one of output, inputOutput, success and errorType (it sets %d)", len(sa.Matcher))
 	}
 	var kind string
 	var raw json.RawMessage
@@ -528,44 +436,44 @@ func smithyAcceptorOf(sa smithyAcceptor, shapes map[string]smithyShape) (acc Acc
 	case "output", "inputOutput":
 		m, desc, err := smithyPathMatcher(kind, raw)
 		if err != nil {
-			return Acceptor{}, false, err
+			return acceptor.Acceptor{}, false, err
 		}
-		return Acceptor{State: st, Matcher: m, Name: kind + " " + desc}, kind == "inputOutput", nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: kind + " " + desc}, kind == "inputOutput", nil
 	case "success":
 		var ok bool
 		if err := json.Unmarshal(raw, &ok); err != nil {
-			return Acceptor{}, false, fmt.Errorf("success matcher: want true or false, not %s", raw)
+			return acceptor.Acceptor{}, false, fmt.Errorf("success matcher: want true or false, not %s", raw)
 		}
 		// success: true matches an attempt without error, false any error.
-		return Acceptor{State: st, Matcher: ErrorMatcher(strconv.FormatBool(!ok)), Name: fmt.Sprintf("success %t", ok)}, false, nil
+		return acceptor.Acceptor{State: st, Matcher: acceptor.ErrorMatcher(strconv.FormatBool(!ok)), Name: fmt.Sprintf("success %t", ok)}, false, nil
 	case "errorType":
 		var et string
 		if err := json.Unmarshal(raw, &et); err != nil || strings.TrimSpace(et) == "" {
-			return Acceptor{}, false, fmt.Errorf("errorType matcher: want an error shape name, not %s", raw)
+			return acceptor.Acceptor{}, false, fmt.Errorf("errorType matcher: want an error shape name, not %s", raw)
 		}
 		code := et
 		if i := strings.LastIndexByte(code, '#'); i >= 0 {
 			code = code[i+1:] // an absolute shape ID matches on its name
 		}
 		if strings.TrimSpace(code) == "" {
-			return Acceptor{}, false, fmt.Errorf("errorType matcher: %q has no shape name", et)
+			return acceptor.Acceptor{}, false, fmt.Errorf("errorType matcher: %q has no shape name", et)
 		}
 		name := fmt.Sprintf("errorType %q", et)
-		m := ErrorMatcher(code)
+		m := acceptor.ErrorMatcher(code)
 		if status := smithyHTTPError(shapes, et); status > 0 {
 			// The AWS CLI reports a modelled error without a body (S3's
 			// HeadBucket NotFound) by its status: An error occurred (404).
-			m = anyMatcher(m, StatusMatcher(Codes{{status, status}}))
+			m = anyMatcher(m, acceptor.StatusMatcher(acceptor.Codes{{Lo: status, Hi: status}}))
 			name = fmt.Sprintf("errorType %q or status %d", et, status)
 		}
-		return Acceptor{State: st, Matcher: m, Name: name}, false, nil
+		return acceptor.Acceptor{State: st, Matcher: m, Name: name}, false, nil
 	}
-	return Acceptor{}, false, fmt.Errorf("unknown matcher %q (want output, inputOutput, success or errorType)", kind)
+	return acceptor.Acceptor{}, false, fmt.Errorf("unknown matcher %q (want output, inputOutput, success or errorType)", kind)
 }
 
 // smithyPathMatcher builds the matcher of an output or inputOutput
 // PathMatcher structure, and describes it for the acceptor's name.
-func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, error) {
+func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, string, error) {
 	var sp smithyPath
 	if err := json.Unmarshal(raw, &sp); err != nil {
 		return nil, "", fmt.Errorf("%s matcher: %v", kind, err)
@@ -577,13 +485,13 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, er
 	if err := json.Unmarshal(sp.Expected, &expected); err != nil || sp.Expected == nil {
 		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, orNone(sp.Expected))
 	}
-	var mode PathMode
+	var mode jmes.PathMode
 	var want any = expected
 	switch sp.Comparator {
 	case "stringEquals":
-		mode = Path
+		mode = jmes.Path
 	case "booleanEquals":
-		mode = Path
+		mode = jmes.Path
 		switch expected {
 		case "true":
 			want = true
@@ -593,21 +501,21 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*PathMatch, string, er
 			return nil, "", fmt.Errorf("%s matcher: booleanEquals expects \"true\" or \"false\", not %q", kind, expected)
 		}
 	case "allStringEquals":
-		mode = PathAll
+		mode = jmes.PathAll
 	case "anyStringEquals":
-		mode = PathAny
+		mode = jmes.PathAny
 	default:
 		return nil, "", fmt.Errorf("%s matcher: unknown comparator %q (want stringEquals, booleanEquals, allStringEquals or anyStringEquals)", kind, sp.Comparator)
 	}
-	m, err := NewPathMatcher(*sp.Path, mode, want)
+	m, err := jmes.NewPathMatcher(*sp.Path, mode, want)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s matcher: %v", kind, err)
 	}
-	m.scope = scopeOutput
+	m.SetScope(jmes.ScopeOutput)
 	if kind == "inputOutput" {
-		m.scope = scopeInputOutput
+		m.SetScope(jmes.ScopeInputOutput)
 	}
-	return m, fmt.Sprintf("%s %q = %s", sp.Comparator, *sp.Path, shownJSON(want, maxShownValue)), nil
+	return m, m.Describe(sp.Comparator), nil
 }
 
 func orNone(raw json.RawMessage) string {
@@ -644,9 +552,9 @@ func smithyHTTPError(shapes map[string]smithyShape, errorType string) int {
 
 // anyMatcher matches when one of ms matches, with the first match's value;
 // else it reports the first matcher's result.
-func anyMatcher(ms ...Matcher) Matcher {
-	return MatcherFunc(func(env *Env) Result {
-		var first Result
+func anyMatcher(ms ...acceptor.Matcher) acceptor.Matcher {
+	return acceptor.MatcherFunc(func(env *acceptor.Env) acceptor.MatchResult {
+		var first acceptor.MatchResult
 		for i, m := range ms {
 			r := m.Match(env)
 			if r.Matched {

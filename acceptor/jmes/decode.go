@@ -1,4 +1,4 @@
-package acceptor
+package jmes
 
 import (
 	"errors"
@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jmespath/go-jmespath"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // This file builds, for a set of JMESPath expressions, only the parts of a
@@ -475,8 +477,8 @@ func (p *PathSet) Decoder() func(io.Reader) (any, error) {
 	if root == nil {
 		root = p.an.typ
 	}
-	pl := buildPlan(p.an, root, map[*need]*plan{})
-	return func(r io.Reader) (any, error) { return decodePlan(r, pl) }
+	pl := buildPruning(p.an, root, map[*need]*pruning{})
+	return func(r io.Reader) (any, error) { return decodePruned(r, pl) }
 }
 
 // NewDecoder returns a Chain.Decode function that builds only what exprs
@@ -516,7 +518,7 @@ func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 // Queries are applied to stdout itself. Matchers of other kinds are assumed
 // not to read Env.Document: a custom matcher that does sees the pruned
 // document.
-func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
+func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, error) {
 	an := newAnalyzer()
 	var stdout *need
 	wrapped := c.Input != nil
@@ -526,7 +528,7 @@ func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
 			continue
 		}
 		n := an.needOf(m.expr.src)
-		if m.scope == scopeInputOutput || (m.scope == scopeDocument && wrapped) {
+		if m.scope == ScopeInputOutput || (m.scope == ScopeDocument && wrapped) {
 			n = an.field(n, "output")
 		}
 		stdout = an.merge(stdout, n)
@@ -539,25 +541,26 @@ func DecoderFor(c *Chain, queries ...*Query) func(io.Reader) (any, error) {
 	return (&PathSet{an: an, root: stdout}).Decoder()
 }
 
-// plan is a need compiled for decoding.
-type plan struct {
+// pruning is a need compiled for decoding: what the decoder keeps of a
+// value and of its members.
+type pruning struct {
 	full  bool
-	keys  []planKey      // the kept keys of an object, for few keys
+	keys  []pruningKey   // the kept keys of an object, for few keys
 	index map[string]int // positions in keys, for many keys
-	other *plan          // for keys not listed; nil: skip them
-	elem  *plan          // for array elements; nil only when full
+	other *pruning       // for keys not listed; nil: skip them
+	elem  *pruning       // for array elements; nil only when full
 }
 
-type planKey struct {
+type pruningKey struct {
 	name string
-	p    *plan
+	p    *pruning
 }
 
-func buildPlan(an *analyzer, n *need, memo map[*need]*plan) *plan {
+func buildPruning(an *analyzer, n *need, memo map[*need]*pruning) *pruning {
 	if p, ok := memo[n]; ok {
 		return p
 	}
-	p := &plan{}
+	p := &pruning{}
 	memo[n] = p
 	if n.full {
 		p.full = true
@@ -569,7 +572,7 @@ func buildPlan(an *analyzer, n *need, memo map[*need]*plan) *plan {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		p.keys = append(p.keys, planKey{k, buildPlan(an, an.merge(n.fields[k], n.all), memo)})
+		p.keys = append(p.keys, pruningKey{k, buildPruning(an, an.merge(n.fields[k], n.all), memo)})
 	}
 	if len(p.keys) > 8 {
 		p.index = make(map[string]int, len(p.keys))
@@ -578,15 +581,15 @@ func buildPlan(an *analyzer, n *need, memo map[*need]*plan) *plan {
 		}
 	}
 	if n.all != nil {
-		p.other = buildPlan(an, n.all, memo)
+		p.other = buildPruning(an, n.all, memo)
 	}
-	p.elem = buildPlan(an, an.elem(n), memo)
+	p.elem = buildPruning(an, an.elem(n), memo)
 	return p
 }
 
-// lookup returns the plan for the value of key (raw, unescaped bytes) and
-// the key as a string when the plan holds it, or false to skip the value.
-func (p *plan) lookup(key []byte) (q *plan, name string, kept bool) {
+// lookup returns the pruning for the value of key (raw, unescaped bytes) and
+// the key as a string when the pruning holds it, or false to skip the value.
+func (p *pruning) lookup(key []byte) (q *pruning, name string, kept bool) {
 	if p.index != nil {
 		if i, ok := p.index[string(key)]; ok {
 			return p.keys[i].p, p.keys[i].name, true
@@ -602,28 +605,28 @@ func (p *plan) lookup(key []byte) (q *plan, name string, kept bool) {
 }
 
 // decodeAll decodes everything, as DecodeJSON does.
-func decodeAll(r io.Reader) (any, error) { return decodePlan(r, nil) }
+func decodeAll(r io.Reader) (any, error) { return decodePruned(r, nil) }
 
 // jsonOptions make jsontext accept what encoding/json (DecodeJSON) accepts:
 // invalid UTF-8 and lone surrogates become U+FFFD, a repeated key keeps its
 // last value.
 var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
 
-// planDecoder builds the parts of one JSON document that a plan keeps,
+// prunedDecoder builds the parts of one JSON document that a pruning keeps,
 // driving jsontext's tokenizer: kept values are read token by token, the
 // rest is skipped with SkipValue, which checks its syntax (and nesting
 // depth, 10000 as in encoding/json) but builds nothing. Measured on an 80 MB
 // describe-instances output (BenchmarkDecode): about twice the time of the
 // hand-written tokenizer this replaced (~600 lines), and bench/wait.sh still
 // well under half of jp's time and memory; see the README.
-type planDecoder struct {
+type prunedDecoder struct {
 	dec  *jsontext.Decoder
 	strs map[string]any // short strings and keys seen, boxed once
 	buf  []byte         // scratch for unquoting
 }
 
-func decodePlan(r io.Reader, p *plan) (any, error) {
-	d := &planDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}}
+func decodePruned(r io.Reader, p *pruning) (any, error) {
+	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}}
 	if p != nil && p.full {
 		p = nil
 	}
@@ -661,8 +664,8 @@ func jsonError(err error) error {
 	return err
 }
 
-// value decodes the next value under plan p (nil: everything).
-func (d *planDecoder) value(p *plan) (any, error) {
+// value decodes the next value under pruning p (nil: everything).
+func (d *prunedDecoder) value(p *pruning) (any, error) {
 	switch d.dec.PeekKind() {
 	case '{':
 		return d.object(p)
@@ -694,7 +697,7 @@ func (d *planDecoder) value(p *plan) (any, error) {
 
 // str returns the string of a raw JSON string, boxed; with intern, short
 // strings that repeat (keys, states) are allocated once per document.
-func (d *planDecoder) str(raw jsontext.Value, intern bool) (any, error) {
+func (d *prunedDecoder) str(raw jsontext.Value, intern bool) (any, error) {
 	b := raw[1 : len(raw)-1]
 	if !plainJSONString(b) {
 		// The decoder checked the syntax; the only errors left report
@@ -727,7 +730,7 @@ func plainJSONString(b []byte) bool {
 	return true
 }
 
-func (d *planDecoder) object(p *plan) (any, error) {
+func (d *prunedDecoder) object(p *pruning) (any, error) {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, err
 	}
@@ -773,12 +776,12 @@ func (d *planDecoder) object(p *plan) (any, error) {
 	return m, nil
 }
 
-func (d *planDecoder) array(p *plan) (any, error) {
+func (d *prunedDecoder) array(p *pruning) (any, error) {
 	if _, err := d.dec.ReadToken(); err != nil {
 		return nil, err
 	}
 	arr := []any{}
-	var ep *plan
+	var ep *pruning
 	if p != nil && !p.elem.full {
 		ep = p.elem
 	}

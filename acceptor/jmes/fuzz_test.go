@@ -1,84 +1,11 @@
-package acceptor
+package jmes
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 )
-
-// FuzzParseWaiters: a waiter model, botocore or Smithy, either loads or is
-// refused with an error; never a panic. A model that loads has waiters, and
-// every name it lists gives a waiter with a success acceptor. The seeds are
-// the real models in testdata.
-func FuzzParseWaiters(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/waiter-models/*.json")
-	seeds = append(seeds, "testdata/smithy-model.json")
-	for _, p := range seeds {
-		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
-			f.Add(b)
-		}
-	}
-	f.Add([]byte(`{"version":2,"waiters":{"W":{"delay":1,"maxAttempts":2,"operation":"Op","acceptors":[{"matcher":"path","argument":"a","expected":true,"state":"success"}]}}}`))
-	f.Add([]byte(`{"smithy":"2.0","shapes":{}}`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		wf, err := ParseWaiters(data)
-		if err != nil {
-			return
-		}
-		names := wf.Names()
-		if len(names) == 0 {
-			t.Fatalf("a model without waiters loaded")
-		}
-		for _, n := range names {
-			w, err := wf.Waiter(n)
-			if err != nil {
-				t.Fatalf("Waiter(%q) of a listed name: %v", n, err)
-			}
-			success := false
-			for _, a := range w.Acceptors {
-				success = success || a.State == StateSuccess
-			}
-			if !success {
-				t.Fatalf("waiter %s loaded without a success acceptor", n)
-			}
-		}
-	})
-}
-
-// FuzzParseCodes: exit codes and statuses either parse or are refused; what
-// parses is within bounds and prints back (String) to a list that parses to
-// the same ranges.
-func FuzzParseCodes(f *testing.F) {
-	for _, s := range []string{"0", "1,3", "10-20", " 1 , 3 - 5 ", "255", "256", "-1", "20-10", "", ",", "0x1", "+1", "200", "500-599"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, p := range []struct {
-			parse  func(string) (Codes, error)
-			lo, hi int
-		}{{ParseExitCodes, 0, 255}, {ParseStatusCodes, 100, 599}} {
-			c, err := p.parse(s)
-			if err != nil {
-				continue
-			}
-			if len(c) == 0 {
-				t.Fatalf("%q parsed to no codes", s)
-			}
-			for _, r := range c {
-				if r.Lo < p.lo || r.Hi > p.hi || r.Lo > r.Hi {
-					t.Fatalf("%q parsed to %d-%d, outside %d-%d", s, r.Lo, r.Hi, p.lo, p.hi)
-				}
-			}
-			back, err := p.parse(c.String())
-			if err != nil || !reflect.DeepEqual(back, c) {
-				t.Fatalf("%q → %q → %v, %v", s, c.String(), back, err)
-			}
-		}
-	})
-}
 
 // FuzzSplitPathArg: EXPR=VALUE splitting is a round trip: EXPR, "=" and
 // VALUE put back together give the argument; without a value the argument

@@ -1,4 +1,4 @@
-package acceptor
+package jmes
 
 import (
 	"bytes"
@@ -13,6 +13,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/jmespath/go-jmespath"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // PathMode says how a path matcher compares the result of its JMESPath
@@ -46,22 +48,24 @@ func (m PathMode) String() string {
 	return "path"
 }
 
-// maxShownValue bounds the JSON a path matcher shows as its Result.Value.
+// maxShownValue bounds the JSON a path matcher shows as its MatchResult.Value.
 const maxShownValue = 200
 
-// pathScope says which document a path matcher evaluates its expression on.
-type pathScope int
+// Scope says which document a path matcher evaluates its expression on.
+type Scope int
 
+// The scopes.
 const (
-	// scopeDocument: what Env.Document returns ({"input", "output"} when the
-	// chain has an Input, else stdout). Flags and botocore models.
-	scopeDocument pathScope = iota
-	// scopeOutput: stdout only, even when the chain has an Input (Smithy
+	// ScopeDocument: what Env.Document returns ({"input", "output"} when
+	// the chain has an Input, else stdout). Flags and botocore models; the
+	// scope of a new PathMatch.
+	ScopeDocument Scope = iota
+	// ScopeOutput: stdout only, even when the chain has an Input (Smithy
 	// "output" matchers).
-	scopeOutput
-	// scopeInputOutput: always {"input": …, "output": …}; without an Input
+	ScopeOutput
+	// ScopeInputOutput: always {"input": …, "output": …}; without an Input
 	// in the chain, input is {} (Smithy "inputOutput" matchers).
-	scopeInputOutput
+	ScopeInputOutput
 )
 
 // PathMatch is a JMESPath acceptor condition: the expression, compiled, the
@@ -72,12 +76,12 @@ const (
 // failed attempt it does not match and has nothing to say. Stdout that is
 // not JSON, a JMESPath runtime error (length(null)) and an internal failure
 // of the JMESPath library do not match either, and say why in
-// Result.Warning.
+// MatchResult.Warning.
 type PathMatch struct {
 	expr     *jmesExpr
 	mode     PathMode
 	expected any
-	scope    pathScope
+	scope    Scope
 }
 
 // PathMatcher builds the matcher of a --success/--failure/--retry flag
@@ -89,7 +93,7 @@ type PathMatch struct {
 // (the JSON boolean, not a truthy value). PathAll and PathAny need =VALUE.
 // The expression is compiled here: a bad one is an error, as is an empty
 // one.
-func PathMatcher(arg string, mode PathMode) (Matcher, error) {
+func PathMatcher(arg string, mode PathMode) (acceptor.Matcher, error) {
 	expr, value, hasValue := SplitPathArg(arg)
 	var expected any = true
 	if hasValue {
@@ -119,6 +123,10 @@ func NewPathMatcher(expr string, mode PathMode, expected any) (*PathMatch, error
 	return &PathMatch{expr: e, mode: mode, expected: expected}, nil
 }
 
+// SetScope sets the document the matcher evaluates its expression on
+// (ScopeDocument until then). Call it before the matcher is first used.
+func (m *PathMatch) SetScope(s Scope) { m.scope = s }
+
 // Expression returns the JMESPath expression as written.
 func (m *PathMatch) Expression() string { return m.expr.src }
 
@@ -132,20 +140,20 @@ func (m *PathMatch) Expected() any { return m.expected }
 // compares the result with the expected value. Value is the result as
 // compact JSON, cut to about 200 bytes; Detail, on a match, the botocore
 // explanation.
-func (m *PathMatch) Match(env *Env) Result {
+func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	if env == nil || env.Attempt == nil || env.Attempt.Failed {
-		return Result{}
+		return acceptor.MatchResult{}
 	}
 	doc, err := env.Document()
 	if err != nil {
-		return Result{Warning: err.Error()}
+		return acceptor.MatchResult{Warning: err.Error()}
 	}
 	doc = m.scopeDoc(env, doc)
 	v, err := m.expr.search(doc)
 	if err != nil {
-		return Result{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
+		return acceptor.MatchResult{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
 	}
-	r := Result{Value: shownJSON(v, maxShownValue)}
+	r := acceptor.MatchResult{Value: shownJSON(v, maxShownValue)}
 	switch m.mode {
 	case Path:
 		r.Matched = jsonEqual(v, m.expected)
@@ -187,26 +195,31 @@ func (m *PathMatch) explanation() string {
 
 // scopeDoc returns the document the matcher's scope addresses, given the
 // chain's document doc.
-func (m *PathMatch) scopeDoc(env *Env, doc any) any {
+func (m *PathMatch) scopeDoc(env *acceptor.Env, doc any) any {
 	switch m.scope {
-	case scopeOutput:
-		if env.input != nil {
+	case ScopeOutput:
+		if env.Input() != nil {
 			if w, ok := doc.(map[string]any); ok {
 				return w["output"]
 			}
 		}
-	case scopeInputOutput:
-		if env.input == nil {
+	case ScopeInputOutput:
+		if env.Input() == nil {
 			return map[string]any{"input": map[string]any{}, "output": doc}
 		}
 	}
 	return doc
 }
 
-// describe is the acceptor name of the matcher in a waiter:
+// String describes the matcher as a waiter's acceptor name does:
 // `pathAll "Reservations[].Instances[].State.Name" = "running"`.
-func (m *PathMatch) describe() string {
-	return fmt.Sprintf("%s %q = %s", m.mode, m.expr.src, shownJSON(m.expected, maxShownValue))
+func (m *PathMatch) String() string { return m.Describe(m.mode.String()) }
+
+// Describe is String with comparator in place of the mode (a Smithy
+// model's `allStringEquals "…" = "running"`): the expected value is shown
+// as compact JSON cut to about 200 bytes.
+func (m *PathMatch) Describe(comparator string) string {
+	return fmt.Sprintf("%s %q = %s", comparator, m.expr.src, shownJSON(m.expected, maxShownValue))
 }
 
 // expectedText writes an expected value the way botocore's explanation

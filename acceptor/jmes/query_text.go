@@ -1,8 +1,10 @@
-package acceptor
+package jmes
 
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // ApplyText evaluates the query on doc and writes the result as text, the
@@ -45,9 +47,8 @@ func textLine(w *jsonWriter, v any) {
 
 // ApplyAttemptText is ApplyText on a's stdout parsed as JSON, as
 // ApplyAttempt.
-func (q *Query) ApplyAttemptText(a *Attempt) ([]byte, error) {
-	env := &Env{Attempt: a, decode: q.decode}
-	doc, err := env.Document()
+func (q *Query) ApplyAttemptText(a *acceptor.Attempt) ([]byte, error) {
+	doc, err := acceptor.StdoutDocument(a, q.decode)
 	if err != nil {
 		return nil, err
 	}

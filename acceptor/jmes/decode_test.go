@@ -1,4 +1,4 @@
-package acceptor
+package jmes
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // decodeCases are documents both decoders must treat alike: valid ones,
@@ -36,7 +38,7 @@ var decodeCases = []string{
 // and, when full, builds the same value.
 func sameDecode(t *testing.T, name string, decode func(io.Reader) (any, error), doc string, full bool) {
 	t.Helper()
-	want, werr := DecodeJSON(strings.NewReader(doc))
+	want, werr := acceptor.DecodeJSON(strings.NewReader(doc))
 	got, gerr := decode(strings.NewReader(doc))
 	if !full && werr != nil && gerr == nil && strings.Contains(werr.Error(), "cannot unmarshal number") {
 		// A number beyond float64 in a part the expressions never read
@@ -69,7 +71,7 @@ func TestDecodersAgreeWithDecodeJSON(t *testing.T) {
 func TestDecoderSkipsNumberRange(t *testing.T) {
 	t.Parallel()
 	doc := `{"skipped":[1e999],"a":{"b":[{"c":-1e400}]}}`
-	if _, err := DecodeJSON(strings.NewReader(doc)); err == nil {
+	if _, err := acceptor.DecodeJSON(strings.NewReader(doc)); err == nil {
 		t.Fatal("DecodeJSON accepts 1e999")
 	}
 	if _, err := decodeAll(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number 1e999") {
@@ -178,7 +180,7 @@ func TestNeededPaths(t *testing.T) {
 // testdata.
 func modelExpressions(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob("testdata/waiter-models/*-waiters-2.json")
+	files, err := filepath.Glob("../waitermodel/testdata/waiter-models/*-waiters-2.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no waiter models: %v", err)
 	}
@@ -361,7 +363,7 @@ func TestPrunedDocumentsGiveTheSameResults(t *testing.T) {
 				doc = g.value(4) // not always an object
 			}
 			raw, _ := json.Marshal(doc)
-			full, err := DecodeJSON(bytes.NewReader(raw))
+			full, err := acceptor.DecodeJSON(bytes.NewReader(raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -444,7 +446,7 @@ func TestPrunedEdgeCases(t *testing.T) {
 			t.Errorf("%q: %v", tt.expr, err)
 			continue
 		}
-		full, _ := DecodeJSON(strings.NewReader(tt.doc))
+		full, _ := acceptor.DecodeJSON(strings.NewReader(tt.doc))
 		pruned, err := NewDecoder([]string{tt.expr}, false)(strings.NewReader(tt.doc))
 		if err != nil {
 			t.Fatal(err)
@@ -464,25 +466,25 @@ func TestPrunedEdgeCases(t *testing.T) {
 func TestDecoderForScopes(t *testing.T) {
 	t.Parallel()
 	doc := `{"a":1,"b":2,"c":3,"output":{"a":4}}`
-	mk := func(expr string, scope pathScope) Acceptor {
+	mk := func(expr string, scope Scope) acceptor.Acceptor {
 		m, err := NewPathMatcher(expr, Path, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		m.scope = scope
-		return Acceptor{State: StateSuccess, Matcher: m}
+		return acceptor.Acceptor{State: acceptor.StateSuccess, Matcher: m}
 	}
 	tests := []struct {
 		name  string
-		chain Chain
+		chain acceptor.Chain
 		want  string
 	}{
-		{"flag, no input", Chain{Acceptors: []Acceptor{mk("a", scopeDocument)}}, `{"a":1}`},
-		{"flag, input", Chain{Input: map[string]any{}, Acceptors: []Acceptor{mk("output.b", scopeDocument)}}, `{"b":2}`},
-		{"smithy output, input", Chain{Input: map[string]any{}, Acceptors: []Acceptor{mk("c", scopeOutput)}}, `{"c":3}`},
-		{"smithy inputOutput, no input", Chain{Acceptors: []Acceptor{mk("output.a == input.x", scopeInputOutput)}}, `{"a":1}`},
-		{"mixed", Chain{Input: 1.0, Acceptors: []Acceptor{mk("c", scopeOutput), mk("output.output.a", scopeDocument)}}, `{"c":3,"output":{"a":4}}`},
-		{"no path matcher", Chain{Acceptors: []Acceptor{{Matcher: ExitMatcher(Codes{{0, 0}})}}}, `{}`},
+		{"flag, no input", acceptor.Chain{Acceptors: []acceptor.Acceptor{mk("a", ScopeDocument)}}, `{"a":1}`},
+		{"flag, input", acceptor.Chain{Input: map[string]any{}, Acceptors: []acceptor.Acceptor{mk("output.b", ScopeDocument)}}, `{"b":2}`},
+		{"smithy output, input", acceptor.Chain{Input: map[string]any{}, Acceptors: []acceptor.Acceptor{mk("c", ScopeOutput)}}, `{"c":3}`},
+		{"smithy inputOutput, no input", acceptor.Chain{Acceptors: []acceptor.Acceptor{mk("output.a == input.x", ScopeInputOutput)}}, `{"a":1}`},
+		{"mixed", acceptor.Chain{Input: 1.0, Acceptors: []acceptor.Acceptor{mk("c", ScopeOutput), mk("output.output.a", ScopeDocument)}}, `{"c":3,"output":{"a":4}}`},
+		{"no path matcher", acceptor.Chain{Acceptors: []acceptor.Acceptor{{Matcher: acceptor.ExitMatcher(acceptor.Codes{{Lo: 0, Hi: 0}})}}}, `{}`},
 	}
 	for _, tt := range tests {
 		v, err := DecoderFor(&tt.chain)(strings.NewReader(doc))
@@ -494,7 +496,7 @@ func TestDecoderForScopes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Chain{Input: 1.0, Acceptors: []Acceptor{mk("c", scopeOutput)}}
+	c := acceptor.Chain{Input: 1.0, Acceptors: []acceptor.Acceptor{mk("c", ScopeOutput)}}
 	v, _ := DecoderFor(&c, q)(strings.NewReader(doc))
 	if got := shownJSON(v, 0); got != `{"b":2,"c":3}` {
 		t.Errorf("with a query: got %s", got)
@@ -568,7 +570,7 @@ func describeInstances(n int) []byte {
 func TestDescribeInstancesDecode(t *testing.T) {
 	t.Parallel()
 	doc := describeInstances(200)
-	full, err := DecodeJSON(bytes.NewReader(doc))
+	full, err := acceptor.DecodeJSON(bytes.NewReader(doc))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,7 +578,7 @@ func TestDescribeInstancesDecode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}, Fallback: WaitFallback}
+	c := acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m}}, Fallback: acceptor.WaitFallback}
 	c.Decode = DecoderFor(&c)
 	got, err := c.Decode(bytes.NewReader(doc))
 	if err != nil {
@@ -586,8 +588,8 @@ func TestDescribeInstancesDecode(t *testing.T) {
 	if evalText(e, got) != evalText(e, full) {
 		t.Fatal("the pruned document gives another result")
 	}
-	d := c.Evaluate(&Attempt{Stdout: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(doc)), nil }})
-	if d.Directive != Succeed {
+	d := c.Evaluate(&acceptor.Attempt{Stdout: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(doc)), nil }})
+	if d.Directive != acceptor.Succeed {
 		t.Fatalf("got %v (%v)", d.Directive, d.Warnings)
 	}
 }
@@ -602,7 +604,7 @@ func BenchmarkDecode(b *testing.B) {
 		name   string
 		decode func(io.Reader) (any, error)
 	}{
-		{"DecodeJSON", DecodeJSON},
+		{"DecodeJSON", acceptor.DecodeJSON},
 		{"full", decodeAll},
 		{"pruned", pruned},
 	} {

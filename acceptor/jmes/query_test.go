@@ -1,9 +1,11 @@
-package acceptor
+package jmes
 
 import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 func TestNewQueryErrors(t *testing.T) {
@@ -23,7 +25,7 @@ func TestNewQueryErrors(t *testing.T) {
 
 func TestQueryApply(t *testing.T) {
 	t.Parallel()
-	doc, err := DecodeJSON(strings.NewReader(`{"b":[1,2.5,1e21,1e-7],"a":"<&> é","n":null,"e":[],"o":{"z":1,"y":{}}}`))
+	doc, err := acceptor.DecodeJSON(strings.NewReader(`{"b":[1,2.5,1e21,1e-7],"a":"<&> é","n":null,"e":[],"o":{"z":1,"y":{}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +80,10 @@ func TestQueryApplyAttempt(t *testing.T) {
 	if b, err := all.ApplyAttempt(stdoutAttempt(" \n")); err != nil || string(b) != "{}\n" {
 		t.Errorf("blank stdout: got %q, %v", b, err)
 	}
-	if b, err := all.ApplyAttempt(&Attempt{}); err != nil || string(b) != "{}\n" {
+	if b, err := all.ApplyAttempt(&acceptor.Attempt{}); err != nil || string(b) != "{}\n" {
 		t.Errorf("no stdout: got %q, %v", b, err)
 	}
-	if _, err := all.ApplyAttempt(stdoutAttempt(`{"a":1} trailing`)); !errors.Is(err, ErrNotJSON) {
+	if _, err := all.ApplyAttempt(stdoutAttempt(`{"a":1} trailing`)); !errors.Is(err, acceptor.ErrNotJSON) {
 		t.Errorf("not JSON: got %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package acceptor
+package waitermodel
 
 import (
 	"encoding/json"
@@ -11,25 +11,37 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
 )
 
 // stdoutAttempt is a command attempt that exited 0 and printed out.
-func stdoutAttempt(out string) *Attempt {
-	return &Attempt{Number: 1, Stdout: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(out)), nil }}
+func stdoutAttempt(out string) *acceptor.Attempt {
+	return &acceptor.Attempt{Number: 1, Stdout: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(out)), nil }}
 }
 
 // errorAttempt is an AWS CLI attempt that failed with an error code.
-func errorAttempt(code string) *Attempt {
-	return &Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: code}
+func errorAttempt(code string) *acceptor.Attempt {
+	return &acceptor.Attempt{Number: 1, Failed: true, ExitCode: 254, ErrorCode: code}
 }
 
-func loadWaiter(t *testing.T, file, name string) *Waiter {
+// load parses the model file at path.
+func load(path string) (*File, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(b)
+}
+
+func loadWaiter(t *testing.T, file, name string) *Model {
 	t.Helper()
-	f, err := LoadWaiters(filepath.Join("testdata", file))
+	f, err := load(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := f.Waiter(name)
+	w, err := f.Model(name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +49,9 @@ func loadWaiter(t *testing.T, file, name string) *Waiter {
 }
 
 // waitChain is the chain retry wait builds for w alone.
-func waitChain(w *Waiter, input any) *Chain {
-	c := &Chain{Acceptors: w.Acceptors, Fallback: WaitFallback, Input: input}
-	c.Decode = DecoderFor(c)
+func waitChain(w *Model, input any) *acceptor.Chain {
+	c := &acceptor.Chain{Acceptors: w.Acceptors, Fallback: acceptor.WaitFallback, Input: input}
+	c.Decode = jmes.DecoderFor(c)
 	return c
 }
 
@@ -54,13 +66,13 @@ func TestWaiterModelsLoad(t *testing.T) {
 	}
 	total := 0
 	for _, file := range files {
-		f, err := LoadWaiters(file)
+		f, err := load(file)
 		if err != nil {
 			t.Errorf("%v", err)
 			continue
 		}
-		if f.Smithy || f.Path != file {
-			t.Errorf("%s: Smithy %v, Path %q", file, f.Smithy, f.Path)
+		if f.Smithy {
+			t.Errorf("%s: Smithy %v", file, f.Smithy)
 		}
 		raw, _ := os.ReadFile(file)
 		var m struct {
@@ -83,7 +95,7 @@ func TestWaiterModelsLoad(t *testing.T) {
 			t.Errorf("%s: Names() = %v, want %v", file, got, want)
 		}
 		for _, name := range want {
-			w, err := f.Waiter(name)
+			w, err := f.Model(name)
 			if err != nil {
 				t.Errorf("%s: %v", file, err)
 				continue
@@ -125,12 +137,9 @@ func TestWaiterAcceptorNames(t *testing.T) {
 			t.Errorf("acceptor %d: %q, want %q", i+1, a.Name, want[i])
 		}
 	}
-	if got := w.Expressions(); !reflect.DeepEqual(got, []string{"Reservations[].Instances[].State.Name"}) {
-		t.Errorf("Expressions() = %q", got)
-	}
 	s3 := loadWaiter(t, "waiter-models/s3-waiters-2.json", "BucketExists")
-	if s3.Acceptors[3].Name != "waiter BucketExists acceptor 4 (status 404)" || s3.Expressions() != nil {
-		t.Errorf("got %q, %q", s3.Acceptors[3].Name, s3.Expressions())
+	if s3.Acceptors[3].Name != "waiter BucketExists acceptor 4 (status 404)" {
+		t.Errorf("got %q", s3.Acceptors[3].Name)
 	}
 	l := loadWaiter(t, "waiter-models/lambda-waiters-2.json", "FunctionExists")
 	if l.Acceptors[0].Name != "waiter FunctionExists acceptor 1 (error false)" {
@@ -144,20 +153,20 @@ func TestWaiterAcceptorNames(t *testing.T) {
 // waiterCase is an attempt and what the chain of a waiter must decide.
 type waiterCase struct {
 	name   string
-	a      *Attempt
-	want   Directive
+	a      *acceptor.Attempt
+	want   acceptor.Directive
 	by     int // 1-based acceptor, 0 for the fallback
 	detail string
 }
 
-func runWaiterCases(t *testing.T, c *Chain, cases []waiterCase) {
+func runWaiterCases(t *testing.T, c *acceptor.Chain, cases []waiterCase) {
 	t.Helper()
 	for _, tt := range cases {
 		d := c.Evaluate(tt.a)
 		by := 0
-		if d.Source == FromAcceptor {
+		if d.Source == acceptor.FromAcceptor {
 			by = d.Acceptor + 1
-		} else if d.Source != FromFallback {
+		} else if d.Source != acceptor.FromFallback {
 			t.Errorf("%s: decided by %v, want an acceptor or the fallback", tt.name, d.Source)
 		}
 		if d.Directive != tt.want || by != tt.by {
@@ -172,7 +181,7 @@ func runWaiterCases(t *testing.T, c *Chain, cases []waiterCase) {
 func TestWaiterInstanceRunning(t *testing.T) {
 	t.Parallel()
 	c := waitChain(loadWaiter(t, "waiter-models/ec2-waiters-2.json", "InstanceRunning"), nil)
-	inst := func(states ...string) *Attempt {
+	inst := func(states ...string) *acceptor.Attempt {
 		var parts []string
 		for _, s := range states {
 			parts = append(parts, `{"Instances":[{"InstanceId":"i-1","State":{"Code":0,"Name":"`+s+`"}}]}`)
@@ -180,15 +189,15 @@ func TestWaiterInstanceRunning(t *testing.T) {
 		return stdoutAttempt(`{"Reservations":[` + strings.Join(parts, ",") + `]}`)
 	}
 	runWaiterCases(t, c, []waiterCase{
-		{"all running", inst("running", "running"), Succeed, 1,
+		{"all running", inst("running", "running"), acceptor.Succeed, 1,
 			`For expression "Reservations[].Instances[].State.Name" all members matched expected path: "running"`},
-		{"one pending", inst("running", "pending"), RetryServer, 0, ""},
-		{"one terminated", inst("running", "terminated"), Fail, 3,
+		{"one pending", inst("running", "pending"), acceptor.RetryServer, 0, ""},
+		{"one terminated", inst("running", "terminated"), acceptor.Fail, 3,
 			`For expression "Reservations[].Instances[].State.Name" we matched expected path: "terminated" at least once`},
-		{"no reservations", stdoutAttempt(`{"Reservations":[]}`), RetryServer, 0, ""},
-		{"empty stdout", stdoutAttempt(""), RetryServer, 0, ""},
-		{"not found yet", errorAttempt("InvalidInstanceID.NotFound"), RetryServer, 5, ""},
-		{"access denied", errorAttempt("UnauthorizedOperation"), Fail, 0, ""},
+		{"no reservations", stdoutAttempt(`{"Reservations":[]}`), acceptor.RetryServer, 0, ""},
+		{"empty stdout", stdoutAttempt(""), acceptor.RetryServer, 0, ""},
+		{"not found yet", errorAttempt("InvalidInstanceID.NotFound"), acceptor.RetryServer, 5, ""},
+		{"access denied", errorAttempt("UnauthorizedOperation"), acceptor.Fail, 0, ""},
 	})
 }
 
@@ -203,14 +212,14 @@ func TestWaiterServicesStableOrder(t *testing.T) {
 			`],"runningCount":` + strconv.Itoa(running) + `,"desiredCount":` + strconv.Itoa(desired) + `}`
 	}
 	runWaiterCases(t, c, []waiterCase{
-		{"missing service", stdoutAttempt(`{"services":[],"failures":[{"arn":"x","reason":"MISSING"}]}`), Fail, 1, ""},
-		{"no services, no failures", stdoutAttempt(`{"services":[],"failures":[]}`), Succeed, 4,
+		{"missing service", stdoutAttempt(`{"services":[],"failures":[{"arn":"x","reason":"MISSING"}]}`), acceptor.Fail, 1, ""},
+		{"no services, no failures", stdoutAttempt(`{"services":[],"failures":[]}`), acceptor.Succeed, 4,
 			"For expression \"length(services[?!(length(deployments) == `1` && runningCount == desiredCount)]) == `0`\" we matched expected path: \"true\""},
-		{"stable", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 3, 3) + `],"failures":[]}`), Succeed, 4, ""},
-		{"deploying", stdoutAttempt(`{"services":[` + svc("ACTIVE", 2, 3, 3) + `],"failures":[]}`), RetryServer, 0, ""},
-		{"scaling", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 2, 3) + `]}`), RetryServer, 0, ""},
-		{"draining", stdoutAttempt(`{"services":[` + svc("DRAINING", 1, 3, 3) + `]}`), Fail, 2, ""},
-		{"inactive", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 3, 3) + `,` + svc("INACTIVE", 1, 0, 0) + `]}`), Fail, 3, ""},
+		{"stable", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 3, 3) + `],"failures":[]}`), acceptor.Succeed, 4, ""},
+		{"deploying", stdoutAttempt(`{"services":[` + svc("ACTIVE", 2, 3, 3) + `],"failures":[]}`), acceptor.RetryServer, 0, ""},
+		{"scaling", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 2, 3) + `]}`), acceptor.RetryServer, 0, ""},
+		{"draining", stdoutAttempt(`{"services":[` + svc("DRAINING", 1, 3, 3) + `]}`), acceptor.Fail, 2, ""},
+		{"inactive", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 3, 3) + `,` + svc("INACTIVE", 1, 0, 0) + `]}`), acceptor.Fail, 3, ""},
 	})
 }
 
@@ -220,7 +229,7 @@ func TestWaiterServicesStableOrder(t *testing.T) {
 // never reach a state by their path acceptors: the attempts are retried.
 func TestWaiterAutoscalingPathAllOnScalars(t *testing.T) {
 	t.Parallel()
-	groups := func(n int, inService bool) *Attempt {
+	groups := func(n int, inService bool) *acceptor.Attempt {
 		state := "Pending"
 		if inService {
 			state = "InService"
@@ -234,9 +243,9 @@ func TestWaiterAutoscalingPathAllOnScalars(t *testing.T) {
 	for _, name := range []string{"GroupExists", "GroupNotExists", "GroupInService"} {
 		c := waitChain(loadWaiter(t, "waiter-models/autoscaling-waiters-2.json", name), nil)
 		runWaiterCases(t, c, []waiterCase{
-			{name + " with one group in service", groups(1, true), RetryServer, 0, ""},
-			{name + " with one group pending", groups(1, false), RetryServer, 0, ""},
-			{name + " with no group", groups(0, false), RetryServer, 0, ""},
+			{name + " with one group in service", groups(1, true), acceptor.RetryServer, 0, ""},
+			{name + " with one group pending", groups(1, false), acceptor.RetryServer, 0, ""},
+			{name + " with no group", groups(0, false), acceptor.RetryServer, 0, ""},
 		})
 		d := c.Evaluate(groups(1, true))
 		if len(d.Warnings) != 0 {
@@ -255,23 +264,23 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 	t.Parallel()
 	exists := waitChain(loadWaiter(t, "waiter-models/s3-waiters-2.json", "BucketExists"), nil)
 	runWaiterCases(t, exists, []waiterCase{
-		{"head-bucket ok", stdoutAttempt(""), Succeed, 1, ""},
-		{"403", errorAttempt("403"), Succeed, 3, ""},
-		{"404", errorAttempt("404"), RetryServer, 4, ""},
-		{"500", errorAttempt("500"), Fail, 0, ""},
+		{"head-bucket ok", stdoutAttempt(""), acceptor.Succeed, 1, ""},
+		{"403", errorAttempt("403"), acceptor.Succeed, 3, ""},
+		{"404", errorAttempt("404"), acceptor.RetryServer, 4, ""},
+		{"500", errorAttempt("500"), acceptor.Fail, 0, ""},
 	})
 	fn := waitChain(loadWaiter(t, "waiter-models/lambda-waiters-2.json", "FunctionExists"), nil)
 	runWaiterCases(t, fn, []waiterCase{
-		{"found", stdoutAttempt(`{"Configuration":{}}`), Succeed, 1, ""},
-		{"not yet", errorAttempt("ResourceNotFoundException"), RetryServer, 2, ""},
-		{"denied", errorAttempt("AccessDeniedException"), Fail, 0, ""},
+		{"found", stdoutAttempt(`{"Configuration":{}}`), acceptor.Succeed, 1, ""},
+		{"not yet", errorAttempt("ResourceNotFoundException"), acceptor.RetryServer, 2, ""},
+		{"denied", errorAttempt("AccessDeniedException"), acceptor.Fail, 0, ""},
 	})
 	active := waitChain(loadWaiter(t, "waiter-models/lambda-waiters-2.json", "FunctionActiveV2"), nil)
 	runWaiterCases(t, active, []waiterCase{
-		{"active", stdoutAttempt(`{"Configuration":{"State":"Active"}}`), Succeed, 1,
+		{"active", stdoutAttempt(`{"Configuration":{"State":"Active"}}`), acceptor.Succeed, 1,
 			`For expression "Configuration.State" we matched expected path: "Active"`},
-		{"pending", stdoutAttempt(`{"Configuration":{"State":"Pending"}}`), RetryServer, 3, ""},
-		{"not JSON", stdoutAttempt(`Active`), RetryServer, 0, ""},
+		{"pending", stdoutAttempt(`{"Configuration":{"State":"Pending"}}`), acceptor.RetryServer, 3, ""},
+		{"not JSON", stdoutAttempt(`Active`), acceptor.RetryServer, 0, ""},
 	})
 	d := active.Evaluate(stdoutAttempt("Active"))
 	// One warning: the same problem is reported once, by the first acceptor
@@ -283,7 +292,7 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 
 func TestSmithyModel(t *testing.T) {
 	t.Parallel()
-	f, err := LoadWaiters("testdata/smithy-model.json")
+	f, err := load("testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,12 +318,12 @@ func TestSmithyModel(t *testing.T) {
 		}
 	}
 	runWaiterCases(t, waitChain(w, nil), []waiterCase{
-		{"created", stdoutAttempt(`{"status":"success"}`), Succeed, 2, ""},
-		{"failed", stdoutAttempt(`{"status":"failed"}`), Fail, 1, ""},
-		{"creating", stdoutAttempt(`{"status":"creating"}`), RetryServer, 0, ""},
-		{"not found: the name after #", errorAttempt("NotFound"), RetryServer, 3, ""},
-		{"other error", errorAttempt("AccessDenied"), Fail, 0, ""},
-		{"throttling: polled again", errorAttempt("Throttling"), RetryThrottle, 0, ""},
+		{"created", stdoutAttempt(`{"status":"success"}`), acceptor.Succeed, 2, ""},
+		{"failed", stdoutAttempt(`{"status":"failed"}`), acceptor.Fail, 1, ""},
+		{"creating", stdoutAttempt(`{"status":"creating"}`), acceptor.RetryServer, 0, ""},
+		{"not found: the name after #", errorAttempt("NotFound"), acceptor.RetryServer, 3, ""},
+		{"other error", errorAttempt("AccessDenied"), acceptor.Fail, 0, ""},
+		{"throttling: polled again", errorAttempt("Throttling"), acceptor.RetryThrottle, 0, ""},
 	})
 
 	del := loadWaiter(t, "smithy-model.json", "ThingDeleted")
@@ -322,9 +331,9 @@ func TestSmithyModel(t *testing.T) {
 		t.Errorf("ThingDeleted delays %v %v", del.MinDelay, del.MaxDelay)
 	}
 	runWaiterCases(t, waitChain(del, nil), []waiterCase{
-		{"gone", errorAttempt("NotFound"), Succeed, 1, ""},
-		{"success false: any other error", errorAttempt("AccessDenied"), Fail, 2, ""},
-		{"still there", stdoutAttempt(`{"status":"success"}`), RetryServer, 0, ""},
+		{"gone", errorAttempt("NotFound"), acceptor.Succeed, 1, ""},
+		{"success false: any other error", errorAttempt("AccessDenied"), acceptor.Fail, 2, ""},
+		{"still there", stdoutAttempt(`{"status":"success"}`), acceptor.RetryServer, 0, ""},
 	})
 
 	fleet := loadWaiter(t, "smithy-model.json", "FleetReady")
@@ -332,9 +341,9 @@ func TestSmithyModel(t *testing.T) {
 		t.Errorf("FleetReady: %+v", fleet)
 	}
 	runWaiterCases(t, waitChain(fleet, nil), []waiterCase{
-		{"all ready", stdoutAttempt(`{"nodes":[{"state":"ready"},{"state":"ready"}]}`), Succeed, 1, ""},
-		{"one broken", stdoutAttempt(`{"nodes":[{"state":"ready"},{"state":"broken"}]}`), Fail, 2, ""},
-		{"no nodes: success true", stdoutAttempt(`{"nodes":[]}`), Succeed, 3, ""},
+		{"all ready", stdoutAttempt(`{"nodes":[{"state":"ready"},{"state":"ready"}]}`), acceptor.Succeed, 1, ""},
+		{"one broken", stdoutAttempt(`{"nodes":[{"state":"ready"},{"state":"broken"}]}`), acceptor.Fail, 2, ""},
+		{"no nodes: success true", stdoutAttempt(`{"nodes":[]}`), acceptor.Succeed, 3, ""},
 	})
 }
 
@@ -349,64 +358,31 @@ func TestSmithyInputOutput(t *testing.T) {
 	}
 	in := map[string]any{"groups": []any{"a", "b"}}
 	runWaiterCases(t, waitChain(w, in), []waiterCase{
-		{"as many groups", stdoutAttempt(`{"groups":[{"id":1},{"id":2}],"truncated":true}`), Succeed, 1, ""},
-		{"fewer, truncated", stdoutAttempt(`{"groups":[{"id":1}],"truncated":true}`), Fail, 2, ""},
-		{"fewer", stdoutAttempt(`{"groups":[{"id":1}],"truncated":false}`), RetryServer, 0, ""},
+		{"as many groups", stdoutAttempt(`{"groups":[{"id":1},{"id":2}],"truncated":true}`), acceptor.Succeed, 1, ""},
+		{"fewer, truncated", stdoutAttempt(`{"groups":[{"id":1}],"truncated":true}`), acceptor.Fail, 2, ""},
+		{"fewer", stdoutAttempt(`{"groups":[{"id":1}],"truncated":false}`), acceptor.RetryServer, 0, ""},
 	})
 	// Without an input, input is {}: length(null) is a runtime error.
 	c := waitChain(w, nil)
 	runWaiterCases(t, c, []waiterCase{
-		{"no input, truncated", stdoutAttempt(`{"groups":[],"truncated":true}`), Fail, 2, ""},
+		{"no input, truncated", stdoutAttempt(`{"groups":[],"truncated":true}`), acceptor.Fail, 2, ""},
 	})
 	d := c.Evaluate(stdoutAttempt(`{"groups":[],"truncated":false}`))
 	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "evaluating") {
 		t.Errorf("warnings %q", d.Warnings)
 	}
 	// A --success flag next to the waiter sees the wrapped document.
-	flag, err := PathMatcher("output.truncated", Path)
+	flag, err := jmes.PathMatcher("output.truncated", jmes.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c = &Chain{Acceptors: append([]Acceptor{{State: StateFailure, Matcher: flag, Name: "--failure output.truncated"}}, w.Acceptors...),
-		Fallback: WaitFallback, Input: in}
-	c.Decode = DecoderFor(c)
+	c = &acceptor.Chain{Acceptors: append([]acceptor.Acceptor{{State: acceptor.StateFailure, Matcher: flag, Name: "--failure output.truncated"}}, w.Acceptors...),
+		Fallback: acceptor.WaitFallback, Input: in}
+	c.Decode = jmes.DecoderFor(c)
 	runWaiterCases(t, c, []waiterCase{
-		{"flag first", stdoutAttempt(`{"groups":[{"id":1},{"id":2}],"truncated":true}`), Fail, 1, ""},
-		{"then the waiter", stdoutAttempt(`{"groups":[{"id":1},{"id":2}]}`), Succeed, 2, ""},
+		{"flag first", stdoutAttempt(`{"groups":[{"id":1},{"id":2}],"truncated":true}`), acceptor.Fail, 1, ""},
+		{"then the waiter", stdoutAttempt(`{"groups":[{"id":1},{"id":2}]}`), acceptor.Succeed, 2, ""},
 	})
-}
-
-// TestWaiterExpressionsForNewDecoder: NewDecoder(w.Expressions(), wrapped)
-// keeps what every acceptor of a Smithy waiter needs, with and without an
-// Input in the chain.
-func TestWaiterExpressionsForNewDecoder(t *testing.T) {
-	t.Parallel()
-	for _, name := range []string{"GroupsMatch", "ThingExists", "FleetReady"} {
-		w := loadWaiter(t, "smithy-model.json", name)
-		for _, input := range []any{nil, map[string]any{"groups": []any{1.0}}} {
-			byDecoderFor := waitChain(w, input)
-			byExprs := &Chain{Acceptors: w.Acceptors, Fallback: WaitFallback, Input: input,
-				Decode: NewDecoder(w.Expressions(), input != nil)}
-			for _, out := range []string{
-				`{"groups":[{"id":1}],"truncated":true,"status":"success","nodes":[{"state":"ready"}]}`,
-				`{"groups":[{"id":1}],"truncated":false,"status":"failed","nodes":[{"state":"broken"}]}`,
-				`{"groups":[],"status":"creating","nodes":[]}`,
-				`{"groups":[{"id":1},{"id":2},{"id":3}],"truncated":false}`,
-			} {
-				a, b := byDecoderFor.Evaluate(stdoutAttempt(out)), byExprs.Evaluate(stdoutAttempt(out))
-				if a.Directive != b.Directive || a.Source != b.Source || a.Acceptor != b.Acceptor || !reflect.DeepEqual(a.Trace, b.Trace) {
-					t.Errorf("%s, input %v, %s: DecoderFor %v by %d, NewDecoder(Expressions) %v by %d", name, input, out, a.Directive, a.Acceptor, b.Directive, b.Acceptor)
-				}
-			}
-		}
-	}
-	w := loadWaiter(t, "smithy-model.json", "GroupsMatch")
-	want := []string{"length(input.groups) == length(output.groups)", "{input: `{}`, output: @} | length(input.groups) == length(output.groups)",
-		"truncated", "output | truncated",
-		"length(output.groups) > `2`", "{input: `{}`, output: @} | length(output.groups) > `2`"}
-	if got := w.Expressions(); !reflect.DeepEqual(got, want) {
-		t.Errorf("Expressions() = %q", got)
-	}
 }
 
 func TestWaiterValidation(t *testing.T) {
@@ -471,45 +447,40 @@ func TestWaiterValidation(t *testing.T) {
 			`"ns#B": {"type": "operation", "traits": {"smithy.waiters#waitable": {"READY": {"acceptors": [` + sok + `]}}}}}}`, "waiter READY: defined twice (as Ready too)"},
 	}
 	for _, tt := range tests {
-		_, err := ParseWaiters([]byte(tt.model))
+		_, err := Parse([]byte(tt.model))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s:\n got %v\nwant …%s…", tt.model, err, tt.want)
 		}
 	}
 	// The valid forms of the same shapes load.
 	for _, m := range []string{acc(ok), sacc(sok), sacc(out("a", `"false"`, "booleanEquals")), sacc(out("a[]", `"x"`, "allStringEquals"))} {
-		if _, err := ParseWaiters([]byte(m)); err != nil {
+		if _, err := Parse([]byte(m)); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
 }
 
-func TestLoadWaitersErrors(t *testing.T) {
+func TestParseErrorsAndLookup(t *testing.T) {
 	t.Parallel()
-	if _, err := LoadWaiters("testdata/no-such-file.json"); err == nil || !os.IsNotExist(err) {
-		t.Errorf("missing file: %v", err)
-	}
-	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
-	os.WriteFile(bad, []byte(`{"version": 2, "waiters": {"W": {"delay": 1, "maxAttempts": 1, "acceptors": [{"state": "success", "matcher": "path", "argument": "a\u0080", "expected": 1}]}}}`), 0o600)
-	if _, err := LoadWaiters(bad); err == nil || !strings.HasPrefix(err.Error(), bad+": waiter W: acceptor 1: invalid JMESPath expression") {
+	bad := `{"version": 2, "waiters": {"W": {"delay": 1, "maxAttempts": 1, "acceptors": [{"state": "success", "matcher": "path", "argument": "a\u0080", "expected": 1}]}}}`
+	if _, err := Parse([]byte(bad)); err == nil || !strings.HasPrefix(err.Error(), "waiter W: acceptor 1: invalid JMESPath expression") {
 		t.Errorf("got %v", err)
 	}
-	f, err := LoadWaiters("testdata/waiter-models/s3-waiters-2.json")
+	f, err := load("testdata/waiter-models/s3-waiters-2.json")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.Waiter("BucketGone"); err == nil ||
+	if _, err := f.Model("BucketGone"); err == nil ||
 		err.Error() != `no waiter "BucketGone"; the waiters are: BucketExists, BucketNotExists, ObjectExists, ObjectNotExists` {
 		t.Errorf("got %v", err)
 	}
-	if _, err := f.Waiter("bucketexists"); err == nil || err.Error() != `no waiter "bucketexists" (did you mean BucketExists?)` {
+	if _, err := f.Model("bucketexists"); err == nil || err.Error() != `no waiter "bucketexists" (did you mean BucketExists?)` {
 		t.Errorf("got %v", err)
 	}
-	w, _ := f.Waiter("BucketExists")
-	w.Acceptors[0] = Acceptor{}
-	if w2, _ := f.Waiter("BucketExists"); w2.Acceptors[0].Matcher == nil {
-		t.Error("Waiter returns the file's own acceptors")
+	w, _ := f.Model("BucketExists")
+	w.Acceptors[0] = acceptor.Acceptor{}
+	if w2, _ := f.Model("BucketExists"); w2.Acceptors[0].Matcher == nil {
+		t.Error("Model returns the file's own acceptors")
 	}
 }
 
@@ -523,20 +494,20 @@ func TestSmithyErrorTypeHTTPError(t *testing.T) {
 		t.Errorf("name %q", got)
 	}
 	runWaiterCases(t, waitChain(w, nil), []waiterCase{
-		{"AWS CLI 404", errorAttempt("404"), Succeed, 1, ""},
-		{"the error code", errorAttempt("NotFound"), Succeed, 1, ""},
-		{"HTTP 404", &Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Status: 404}, Succeed, 1, ""},
-		{"403", errorAttempt("403"), Fail, 0, ""},
-		{"exists", stdoutAttempt(`{}`), RetryServer, 0, ""},
+		{"AWS CLI 404", errorAttempt("404"), acceptor.Succeed, 1, ""},
+		{"the error code", errorAttempt("NotFound"), acceptor.Succeed, 1, ""},
+		{"HTTP 404", &acceptor.Attempt{Number: 1, Failed: true, Kind: acceptor.HTTPAttempt, Status: 404}, acceptor.Succeed, 1, ""},
+		{"403", errorAttempt("403"), acceptor.Fail, 0, ""},
+		{"exists", stdoutAttempt(`{}`), acceptor.RetryServer, 0, ""},
 	})
 	exists := loadWaiter(t, "smithy-s3-head-bucket.json", "BucketExists")
 	runWaiterCases(t, waitChain(exists, nil), []waiterCase{
-		{"AWS CLI 404", errorAttempt("404"), RetryServer, 2, ""},
-		{"exists", stdoutAttempt(`{}`), Succeed, 1, ""},
+		{"AWS CLI 404", errorAttempt("404"), acceptor.RetryServer, 2, ""},
+		{"exists", stdoutAttempt(`{}`), acceptor.Succeed, 1, ""},
 	})
 	// Without the trait (smithy-model.json's NotFound), only the name matches.
 	thing := loadWaiter(t, "smithy-model.json", "ThingExists")
 	runWaiterCases(t, waitChain(thing, nil), []waiterCase{
-		{"404 is not NotFound", errorAttempt("404"), Fail, 0, ""},
+		{"404 is not NotFound", errorAttempt("404"), acceptor.Fail, 0, ""},
 	})
 }

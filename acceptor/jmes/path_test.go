@@ -1,12 +1,20 @@
-package acceptor
+package jmes
 
 import (
 	"encoding/json"
+	"io"
 	"math"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
 )
+
+// stdoutAttempt is a command attempt that exited 0 and printed out.
+func stdoutAttempt(out string) *acceptor.Attempt {
+	return &acceptor.Attempt{Number: 1, Stdout: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(out)), nil }}
+}
 
 func TestSplitPathArg(t *testing.T) {
 	t.Parallel()
@@ -194,18 +202,20 @@ func TestPathComparators(t *testing.T) {
 			t.Errorf("%q: %v", tt.arg, err)
 			continue
 		}
-		for _, dec := range []func(string) *Chain{
-			func(string) *Chain { return &Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}} },
-			func(string) *Chain {
-				c := &Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}}
+		for _, dec := range []func(string) *acceptor.Chain{
+			func(string) *acceptor.Chain {
+				return &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m}}}
+			},
+			func(string) *acceptor.Chain {
+				c := &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m}}}
 				c.Decode = DecoderFor(c)
 				return c
 			},
 		} {
 			c := dec(tt.doc)
-			c.Fallback = WaitFallback
+			c.Fallback = acceptor.WaitFallback
 			d := c.Evaluate(stdoutAttempt(tt.doc))
-			if got := d.Directive == Succeed; got != tt.want || len(d.Warnings) > 0 {
+			if got := d.Directive == acceptor.Succeed; got != tt.want || len(d.Warnings) > 0 {
 				t.Errorf("%s %q on %s: matched %v (value %q, warnings %q), want %v", tt.mode, tt.arg, tt.doc, got, d.Trace[0].Value, d.Warnings, tt.want)
 			}
 		}
@@ -214,7 +224,7 @@ func TestPathComparators(t *testing.T) {
 
 func TestPathMatchResult(t *testing.T) {
 	t.Parallel()
-	m := func(arg string, mode PathMode) Matcher {
+	m := func(arg string, mode PathMode) acceptor.Matcher {
 		t.Helper()
 		p, err := PathMatcher(arg, mode)
 		if err != nil {
@@ -225,40 +235,40 @@ func TestPathMatchResult(t *testing.T) {
 	big := `{"a":[` + strings.Repeat(`"abcdefghij",`, 100) + `"é"]}`
 	tests := []struct {
 		name string
-		m    Matcher
-		a    *Attempt
-		want Result
+		m    acceptor.Matcher
+		a    *acceptor.Attempt
+		want acceptor.MatchResult
 	}{
 		{"path", m("a.b=x", Path), stdoutAttempt(`{"a":{"b":"x"}}`),
-			Result{Matched: true, Value: `"x"`, Detail: `For expression "a.b" we matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `"x"`, Detail: `For expression "a.b" we matched expected path: "x"`}},
 		{"path true", m("a", Path), stdoutAttempt(`{"a":true}`),
-			Result{Matched: true, Value: `true`, Detail: `For expression "a" we matched expected path: "true"`}},
+			acceptor.MatchResult{Matched: true, Value: `true`, Detail: `For expression "a" we matched expected path: "true"`}},
 		{"pathAll", m("a[].s=x", PathAll), stdoutAttempt(`{"a":[{"s":"x"}]}`),
-			Result{Matched: true, Value: `["x"]`, Detail: `For expression "a[].s" all members matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `["x"]`, Detail: `For expression "a[].s" all members matched expected path: "x"`}},
 		{"pathAny", m("a=1", PathAny), stdoutAttempt(`{"a":[2,1]}`),
-			Result{Matched: true, Value: `[2,1]`, Detail: `For expression "a" we matched expected path: "1" at least once`}},
+			acceptor.MatchResult{Matched: true, Value: `[2,1]`, Detail: `For expression "a" we matched expected path: "1" at least once`}},
 		{"no match", m("a=x", Path), stdoutAttempt(`{"a":{"k":"<&>","b":[1e21,1e-7,0.5,100]}}`),
-			Result{Value: `{"b":[1e+21,1e-7,0.5,100],"k":"<&>"}`}},
-		{"missing", m("a=x", Path), stdoutAttempt(`{}`), Result{Value: `null`}},
-		{"failed attempt", m("a=x", Path), &Attempt{Failed: true, ExitCode: 1, Stdout: stdoutAttempt(`{"a":"x"}`).Stdout}, Result{}},
-		{"not JSON", m("a=x", Path), stdoutAttempt(`a: x`), Result{Warning: "stdout is not JSON: invalid character 'a' looking for beginning of value"}},
+			acceptor.MatchResult{Value: `{"b":[1e+21,1e-7,0.5,100],"k":"<&>"}`}},
+		{"missing", m("a=x", Path), stdoutAttempt(`{}`), acceptor.MatchResult{Value: `null`}},
+		{"failed attempt", m("a=x", Path), &acceptor.Attempt{Failed: true, ExitCode: 1, Stdout: stdoutAttempt(`{"a":"x"}`).Stdout}, acceptor.MatchResult{}},
+		{"not JSON", m("a=x", Path), stdoutAttempt(`a: x`), acceptor.MatchResult{Warning: "stdout is not JSON: invalid character 'a' looking for beginning of value"}},
 		{"runtime error", m("length(a)=1", Path), stdoutAttempt(`{"a":null}`),
-			Result{Warning: `evaluating "length(a)": Invalid type for: <nil>, expected: []jmespath.jpType{"string", "array", "object"}`}},
+			acceptor.MatchResult{Warning: `evaluating "length(a)": Invalid type for: <nil>, expected: []jmespath.jpType{"string", "array", "object"}`}},
 		{"library panic", m("contains(a, b)", Path), stdoutAttempt(`{"a":[{"k":1}],"b":{"k":1}}`),
-			Result{Warning: `evaluating "contains(a, b)": the JMESPath library failed: runtime error: comparing uncomparable type map[string]interface {}`}},
+			acceptor.MatchResult{Warning: `evaluating "contains(a, b)": the JMESPath library failed: runtime error: comparing uncomparable type map[string]interface {}`}},
 		{"long value", m("a=x", PathAny), stdoutAttempt(big),
-			Result{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
+			acceptor.MatchResult{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
 	}
 	for _, tt := range tests {
-		got := tt.m.Match(NewEnv(tt.a))
+		got := tt.m.Match(acceptor.NewEnv(tt.a))
 		if got != tt.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
 	}
-	if r := m("a", Path).Match(nil); r != (Result{}) {
+	if r := m("a", Path).Match(nil); r != (acceptor.MatchResult{}) {
 		t.Errorf("nil env: %+v", r)
 	}
-	if r := m("a", Path).Match(&Env{}); r != (Result{}) {
+	if r := m("a", Path).Match(&acceptor.Env{}); r != (acceptor.MatchResult{}) {
 		t.Errorf("no attempt: %+v", r)
 	}
 	p := m("a[]=x", PathAll).(*PathMatch)

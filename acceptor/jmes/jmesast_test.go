@@ -1,4 +1,4 @@
-package acceptor
+package jmes
 
 import (
 	"reflect"
