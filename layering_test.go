@@ -36,8 +36,8 @@ func TestLayering(t *testing.T) {
 		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
 		// The other attempt sources know the loop (its Result, the causes
 		// of a stopped attempt); the loop knows only its Source interface.
-		"runner/command": {"acceptor", "runner", "runner/output"},
-		"runner/request": {"acceptor", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
+		"runner/command": {"acceptor", "acceptor/errorcode", "runner", "runner/output"},
+		"runner/request": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
 		// What the sources keep of an attempt's output, and redaction:
 		// leaves under the sources, which cmd uses too.
 		"runner/output": nil,
