@@ -5,9 +5,9 @@
 // signal, a grace, SIGKILL) and reaping all it left behind (the process
 // group, and as a child subreaper the processes that escaped it). Hook runs
 // the --on-retry command the same way. It implements runner.Source and
-// imports acceptor, runner (the Result it returns, the causes of a stopped
-// attempt, the Record a hook sees) and runner/output; runner does not import
-// it.
+// imports acceptor (the attempt), acceptor/errorcode (error codes in
+// stderr), runner (the Result it returns, the causes of a stopped attempt,
+// the Record a hook sees) and runner/output; runner does not import it.
 //
 // It builds on Unix only, as retry does (its releases are for Linux, macOS
 // and FreeBSD): process groups, signals and the shell's exit statuses are

@@ -3,9 +3,10 @@
 // reused), its response classified for the acceptors (status, headers,
 // Retry-After, the body kept whole, the error code of a failed response),
 // transport errors told transient or not, and what it shows redacted. It
-// implements runner.Source and imports acceptor, runner (the Result it
-// returns and the causes of a stopped attempt), runner/output (the kept body
-// and its bound) and runner/redact; runner does not import it.
+// implements runner.Source and imports acceptor (the attempt),
+// acceptor/errorcode (error codes in a failed response), runner (the Result
+// it returns and the causes of a stopped attempt), runner/output (the kept
+// body and its bound) and runner/redact; runner does not import it.
 package request
 
 import (
