@@ -384,3 +384,25 @@ func BenchmarkShownJSON(b *testing.B) {
 		}
 	})
 }
+
+// TestChainRecordsPathExpression: the core's Chain knows no PathMatch, yet
+// its trace records a path matcher's expression, which Decision.Pending
+// shows for a wait that goes on (`Table.TableStatus = "CREATING"`).
+func TestChainRecordsPathExpression(t *testing.T) {
+	t.Parallel()
+	m, err := PathMatcher("Table.TableStatus=ACTIVE", Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &acceptor.Chain{Acceptors: []acceptor.Acceptor{
+		{State: acceptor.StateSuccess, Matcher: acceptor.ExitMatcher(acceptor.Codes{{Lo: 3, Hi: 3}})},
+		{State: acceptor.StateSuccess, Matcher: m},
+	}, Fallback: acceptor.WaitFallback}
+	d := c.Evaluate(stdoutAttempt(`{"Table":{"TableStatus":"CREATING"}}`))
+	if len(d.Trace) != 2 || d.Trace[0].Expr != "" || d.Trace[1].Expr != "Table.TableStatus" {
+		t.Fatalf("trace %+v", d.Trace)
+	}
+	if got := d.Pending(); got != `Table.TableStatus = "CREATING"` {
+		t.Errorf("Pending() = %q", got)
+	}
+}
