@@ -67,7 +67,7 @@ func (l *logger) writeAttemptStdout(r *runner.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w := l.o.IO.Err
-	writeFrame(l.o, l.p, r.Number)
+	writeFrame(l.o, l.p, r.Number, l.maxAttempts)
 	tw := &trailingNewline{w: w}
 	if l.p.http {
 		return copyBounded(tw, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit, r.Result.Attempt.StdoutTail)
@@ -165,14 +165,15 @@ func writeBody(o *Options, p *plan, last *runner.Record) error {
 	if n == 0 {
 		return nil
 	}
-	writeFrame(o, p, last.Number)
+	writeFrame(o, p, last.Number, p.strategy.MaxAttempts)
 	return copyBounded(&trailingNewline{w: o.IO.Err}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
 }
 
 // writeFrame writes, before an attempt's output on stderr, the line that
 // names it: "retry: stdout of attempt 1/5:" ("body" for HTTP), or with
-// --log-format json on stderr {"retry":"stdout","attempt":1}. -q drops it.
-func writeFrame(o *Options, p *plan, n int) {
+// --log-format json on stderr {"retry":"stdout","attempt":1}; maxAttempts
+// is the run's limit (0: unlimited). -q drops it.
+func writeFrame(o *Options, p *plan, n, maxAttempts int) {
 	if o.Quiet {
 		return
 	}
@@ -185,8 +186,8 @@ func writeFrame(o *Options, p *plan, n int) {
 		return
 	}
 	label := fmt.Sprintf("attempt %d", n)
-	if m := p.strategy.MaxAttempts; m > 0 {
-		label += fmt.Sprintf("/%d", m)
+	if maxAttempts > 0 {
+		label += fmt.Sprintf("/%d", maxAttempts)
 	}
 	fmt.Fprintf(o.IO.Err, "retry: %s of %s:\n", what, label)
 }
