@@ -27,8 +27,11 @@ type plan struct {
 	query    *acceptor.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
-	describe []string // the command or URL as logs and the report show it, redacted
-	logFile  *os.File // --log-file, nil for stderr
+	// processes: the attempts are processes (a command), whose orphans
+	// retry adopts (process.start).
+	processes bool
+	describe  []string // the command or URL as logs and the report show it, redacted
+	logFile   *os.File // --log-file, nil for stderr
 	// warn reports a problem during the run (a failing scope store),
 	// through the logger once it exists.
 	warn   func(format string, args ...any)
@@ -39,17 +42,21 @@ type plan struct {
 func (p *plan) stderr() *sharedStderr { return p.errOut }
 
 // runRetry validates o, runs the strategy and maps the outcome to an exit
-// status.
-func runRetry(o *Options) error {
+// status, written on o.IO and never exiting: it returns the outcome (nil
+// when nothing ran: a usage error, --list-waiters, --state) and nil or the
+// *exitError that carries the exit status and the line for Main to write
+// (exitCode). Cancelling ctx with an *runner.Interrupt cause stops the run
+// as that signal does.
+func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	if o.ListWaiters {
-		return listWaiters(o)
+		return nil, listWaiters(o)
 	}
 	if o.given("state") && o.State == "" {
-		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+		return nil, usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
 	}
 	p, err := buildPlan(o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer p.closer()
 	if p.logFile != nil {
@@ -57,12 +64,12 @@ func runRetry(o *Options) error {
 	}
 
 	if o.State != "" {
-		return runDurable(o, p)
+		return nil, runDurable(ctx, o, p)
 	}
 	log := newLogger(o, p)
-	out, code := execute(o, p, log)
+	out, code := execute(ctx, o, p, log)
 	writeReportOrWarn(o, p, out, code, log)
-	return exitFor(code)
+	return out, exitFor(code)
 }
 
 // exitFor turns an exit status into Main's error.
@@ -73,16 +80,13 @@ func exitFor(code int) error {
 	return &exitError{code: code}
 }
 
-// execute runs the strategy of p with signals forwarded and logged by log,
+// execute runs the strategy of p, logged by log, until it ends or ctx is
+// done (o.proc forwards signals as ctx's cancellation),
 // writes the final stdout, and returns the outcome and its exit status.
-func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Outcome, int) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	subscription := o.IO.signals
-	if subscription == nil { // not from Main (tests)
-		subscription = notifySignals()
-	}
-	watchSignals(cancel, subscription.wait(), p.source, log)
+	o.proc.start(cancel, p, log)
 
 	p.warn = log.warn
 	// The end line waits for the final stdout, so that with 2>&1 the last
@@ -192,7 +196,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 
 // buildPlan validates o and builds the strategy and the source.
 func buildPlan(o *Options) (*plan, error) {
-	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.Err}}
+	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
 	if err := o.contradictions(); err != nil {
 		return nil, err
 	}
@@ -441,20 +445,16 @@ func (o *Options) source(p *plan, needJSON bool) error {
 			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
 		}
 	}
-	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && runner.IsTerminal(o.IO.Out))
+	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && o.IO.StdoutIsTerminal)
 	killAfter := o.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
 	}
-	// Orphans of an attempt (double forks, setsid) reparent to retry, which
-	// stops and reaps them when the attempt ends. Where the kernel has no
-	// subreapers the process group still covers the usual cases.
-	_ = runner.EnableSubreaper()
 	c := &runner.Command{
 		Argv:         argv,
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
-		Stdin:        o.IO.In,
+		Stdin:        o.IO.stdinFile(),
 		Stderr:       p.stderr().child(),
 		ErrorPattern: pattern,
 		KeepStdout:   needJSON,
@@ -464,6 +464,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 		c.Stdout = o.IO.Out
 	}
 	p.final = !live
+	p.processes = true
 	p.source = c
 	closeBudget := p.closer
 	p.closer = func() { c.Close(); closeBudget() }

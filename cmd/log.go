@@ -36,11 +36,11 @@ type logger struct {
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	var w io.Writer = o.IO.Err
+	var w io.Writer = o.IO.ErrOut
 	if p.errOut != nil {
 		w = p.errOut.log() // a line of retry's never continues a child's
 	}
-	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && runner.IsTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: w, tty: !o.Quiet && o.LogFormat == "text" && o.IO.StderrIsTerminal}
 	if p.logFile != nil {
 		l.w, l.tty = p.logFile, false
 	}

@@ -144,13 +144,13 @@ func stateDir() (string, error) {
 
 // scopeOptions are the options of `retry scope …`.
 type scopeOptions struct {
-	io    *Streams
+	io    *IOStreams
 	store string
 	json  bool
 }
 
 // NewCmdScope builds `retry scope list | show NAME | reset NAME`.
-func NewCmdScope(io *Streams) *cobra.Command {
+func NewCmdScope(io *IOStreams) *cobra.Command {
 	o := &scopeOptions{io: io}
 	c := &cobra.Command{
 		Use:   "scope",
@@ -289,7 +289,7 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 			fmt.Fprintf(out, "updated:  %s\n", info.Updated.UTC().Format(time.RFC3339))
 		}
 	case "reset":
-		fmt.Fprintf(o.io.Err, "retry: scope %s reset in %s\n", name, where)
+		fmt.Fprintf(o.io.ErrOut, "retry: scope %s reset in %s\n", name, where)
 	}
 	return nil
 }
