@@ -51,9 +51,6 @@ func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	if o.ListWaiters {
 		return nil, listWaiters(o)
 	}
-	if o.given("state") && o.State == "" {
-		return nil, usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
-	}
 	p, err := buildPlan(o)
 	if err != nil {
 		return nil, err
@@ -61,6 +58,9 @@ func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	defer p.closer()
 	if p.logFile != nil {
 		defer p.logFile.Close()
+	}
+	if o.Insecure && p.http { // a security warning: printed even with -q
+		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 
 	if o.State != "" {
@@ -194,12 +194,16 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	return a.ExitCode
 }
 
-// buildPlan validates o and builds the strategy and the source.
+// buildPlan validates o and builds the strategy and the source. It reads
+// what the flags name (--waiter-file, --input and --data files, --cacert)
+// and opens the --log-file and the --scope store, all closed by the plan's
+// closer and logFile; it changes nothing in the process (see process.start).
 func buildPlan(o *Options) (*plan, error) {
-	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
-	if err := o.contradictions(); err != nil {
+	kind, err := o.validate()
+	if err != nil {
 		return nil, err
 	}
+	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
 	if o.LogFile != "" {
 		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 		if err != nil {
@@ -212,10 +216,7 @@ func buildPlan(o *Options) (*plan, error) {
 		return nil, err
 	}
 
-	attempts, err := o.budget(waiter)
-	if err != nil {
-		return nil, err
-	}
+	attempts, maxTime := o.limits(waiter)
 	bo, throttle, finalGrace, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
@@ -262,7 +263,7 @@ func buildPlan(o *Options) (*plan, error) {
 	p.strategy = &runner.Strategy{
 		KeepTail:        keepTail,
 		MaxAttempts:     attempts,
-		MaxTime:         o.MaxTime,
+		MaxTime:         maxTime,
 		AttemptTimeout:  o.AttemptTimeout,
 		FinalGrace:      finalGrace,
 		Chain:           chain,
@@ -275,19 +276,7 @@ func buildPlan(o *Options) (*plan, error) {
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Consecutive:     o.Consecutive,
 	}
-	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
-		// Each --state invocation makes one attempt: neither a count of
-		// successes in a row nor a hook between attempts is kept.
-		f := "consecutive"
-		if o.OnRetry != "" {
-			f = "on-retry"
-		}
-		return nil, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
-	}
-	if o.given("output") && o.Query == "" {
-		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
-	}
-	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+	if err := o.source(p, kind, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
 		return nil, err
 	}
 	if err := o.onRetry(p); err != nil {
@@ -302,16 +291,19 @@ func buildPlan(o *Options) (*plan, error) {
 	return p, nil
 }
 
-// budget returns the attempt limit.
-func (o *Options) budget(w *acceptor.Waiter) (int, error) {
-	attempts := o.Attempts
+// limits returns the attempt limit and the time budget of the run: -n and
+// --max-time, except that without -n a waiter's maximum of attempts
+// (botocore's) is the limit, and then the run has no time budget unless
+// --max-time is given: such a waiter is bounded by its attempts.
+func (o *Options) limits(w *acceptor.Waiter) (attempts int, maxTime time.Duration) {
+	attempts, maxTime = o.Attempts, o.MaxTime
 	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
 		attempts = w.MaxAttempts
 		if !o.given("max-time") {
-			o.MaxTime = 0 // botocore waiters are bounded by their attempts
+			maxTime = 0
 		}
 	}
-	return attempts, nil
+	return attempts, maxTime
 }
 
 // backoff builds the backoff for ordinary retries and the one for
@@ -412,24 +404,14 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// source builds the command or HTTP source from the arguments.
-func (o *Options) source(p *plan, needJSON bool) error {
-	if o.TCP != "" || o.given("tcp") {
+// source builds the source of kind's attempts: the command, the HTTP call
+// or the TCP connect.
+func (o *Options) source(p *plan, kind attemptKind, needJSON bool) error {
+	switch kind {
+	case tcpAttempt:
 		return o.tcpSource(p)
-	}
-	if o.URL != "" {
-		if len(o.Args) > 0 {
-			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(runner.RedactArgv(o.Args), " "))
-		}
-		if o.Shell {
-			return usageError("--shell: runs a command; it cannot go with --url")
-		}
+	case httpAttempt:
 		return o.httpSource(p)
-	}
-	for _, f := range []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"} {
-		if o.given(f) {
-			return usageError("--%s: only for HTTP calls: give --url URL", f)
-		}
 	}
 	argv, err := o.argv()
 	if err != nil {

@@ -203,8 +203,8 @@ func (l *logger) end(out *runner.Outcome) {
 		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
-		if l.o.MaxTime > 0 {
-			msg += " (--max-time " + formatDuration(l.o.MaxTime) + ")"
+		if l.p.strategy.MaxTime > 0 {
+			msg += " (--max-time " + formatDuration(l.p.strategy.MaxTime) + ")"
 		}
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += "; " + askedFor("the server asked to retry in ", last)
@@ -213,7 +213,7 @@ func (l *logger) end(out *runner.Outcome) {
 	case runner.EndBucket:
 		hint := "--when-empty wait waits for the refill"
 		if l.o.WhenEmpty == "wait" {
-			hint = "the refill would come after --max-time " + formatDuration(l.o.MaxTime)
+			hint = "the refill would come after --max-time " + formatDuration(l.p.strategy.MaxTime)
 		}
 		l.printf("gave up after %s in %s: --scope %s: %v (%s)%s", plural(n, "attempt"), el, l.o.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:

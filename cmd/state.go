@@ -194,8 +194,8 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 		return durable.GaveUp, "max attempts exceeded; last " + what
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
-		if o.MaxTime > 0 {
-			msg += " (--max-time " + formatDuration(o.MaxTime) + " since the first attempt)"
+		if p.strategy.MaxTime > 0 {
+			msg += " (--max-time " + formatDuration(p.strategy.MaxTime) + " since the first attempt)"
 		}
 		if what != "" {
 			msg += "; last " + what
