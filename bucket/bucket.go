@@ -46,9 +46,10 @@ type Token interface {
 }
 
 // EmptyError is returned by ScheduleRetry when the bucket holds fewer tokens
-// than the retry costs.
+// than the retry costs plus the reserve it must leave.
 type EmptyError struct {
 	Cost      int // what the retry would have cost
+	Reserve   int // what it had to leave in the bucket (WaitReserve), or 0
 	Available int // what the bucket held
 	Capacity  int
 	// Refill is how long the bucket needs to earn the missing tokens at
@@ -57,6 +58,9 @@ type EmptyError struct {
 }
 
 func (e *EmptyError) Error() string {
+	if e.Reserve > 0 {
+		return fmt.Sprintf("retry token bucket is low: a retry costs %d above a reserve of %d, %d of %d left", e.Cost, e.Reserve, e.Available, e.Capacity)
+	}
 	return fmt.Sprintf("retry token bucket is empty: a retry costs %d, %d of %d left", e.Cost, e.Available, e.Capacity)
 }
 

@@ -60,6 +60,7 @@ type Scope struct {
 	path     string
 	name     string
 	capacity int
+	reserve  int
 	now      func() time.Time
 
 	// mu serialises this value's users: a flock belongs to the open file,
@@ -77,6 +78,9 @@ type ScopeOptions struct {
 	// Now returns the current time, for the refill and the adaptive
 	// limiter; nil means time.Now.
 	Now func() time.Time
+	// Reserve is what this process's retries must leave in the bucket
+	// after paying (WaitReserve for --when-empty wait); 0 spends it all.
+	Reserve int
 }
 
 // OpenScope opens the scope name in dir, creating dir (mode 0700, as are
@@ -99,7 +103,7 @@ func OpenScope(dir, name string, opts ScopeOptions) (*Scope, error) {
 	if err := makeStateDir(dir); err != nil {
 		return nil, err
 	}
-	s := &Scope{path: filepath.Join(dir, name+".json"), name: name, capacity: StandardOptions{Capacity: opts.Capacity}.capacity(), now: StandardOptions{Now: opts.Now}.now()}
+	s := &Scope{path: filepath.Join(dir, name+".json"), name: name, capacity: StandardOptions{Capacity: opts.Capacity}.capacity(), reserve: max(opts.Reserve, 0), now: StandardOptions{Now: opts.Now}.now()}
 	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
 		return nil, err
 	}
@@ -171,12 +175,13 @@ func (s *Scope) take(ctx context.Context, cost int) error { return s.Take(ctx, c
 
 func (s *Scope) give(n int) { s.record(s.Give(context.Background(), n)) }
 
-// Take refills the shared bucket and takes cost tokens from it, or returns
-// an *EmptyError and takes nothing (Store). ctx is unused.
+// Take refills the shared bucket and takes cost tokens from it when the
+// reserve of ScopeOptions is left after them, or returns an *EmptyError and
+// takes nothing (Store). ctx is unused.
 func (s *Scope) Take(_ context.Context, cost int) error {
 	var empty error
 	err := s.modify(func(st *scopeState) bool {
-		empty = st.Bucket.take(s.now(), cost)
+		empty = st.Bucket.take(s.now(), cost, s.reserve)
 		return empty == nil
 	})
 	if err != nil {

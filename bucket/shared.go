@@ -39,6 +39,9 @@ type SharedOptions struct {
 	// OnError is called once, with the store's first error, when Shared
 	// gives up on the store. nil: nothing is told.
 	OnError func(error)
+	// Reserve is the per-process fallback bucket's reserve (give the
+	// store the same one).
+	Reserve int
 }
 
 // Shared is the Bucket and the Limiter of a scope kept in a Store. A store
@@ -64,7 +67,7 @@ func NewShared(store Store, opts SharedOptions) *Shared {
 		store:   store,
 		onError: opts.OnError,
 		sleep:   AdaptiveOptions{Sleep: opts.Sleep}.sleep(),
-		local:   NewStandard(StandardOptions{Capacity: opts.Capacity, Now: opts.Now}),
+		local:   NewStandard(StandardOptions{Capacity: opts.Capacity, Now: opts.Now, Reserve: opts.Reserve}),
 		limiter: NewAdaptive(AdaptiveOptions{Now: opts.Now, Sleep: opts.Sleep}),
 	}
 }

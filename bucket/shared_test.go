@@ -20,7 +20,7 @@ func (f *flakyStore) Take(_ context.Context, cost int) error {
 	if f.broken != nil {
 		return f.broken
 	}
-	return f.q.take(frozenClock(), cost)
+	return f.q.take(frozenClock(), cost, 0)
 }
 
 func (f *flakyStore) Give(_ context.Context, n int) error {

@@ -27,7 +27,18 @@ const (
 	// earns whole tokens, one every RefillInterval, and keeps the remainder
 	// of the interval for the next one.
 	RefillInterval = time.Second / RefillRate
+	// WaitWindow is what a run that waits for the refill (--when-empty
+	// wait) may spend of a full bucket: its retries go ahead only while the
+	// bucket keeps WaitReserve(capacity) tokens after paying. A fleet in
+	// wait mode thus sends about three retries ahead of what its successes
+	// refund and the refill earns, instead of spending 500 tokens in the
+	// first second of an outage (bench/storm.sh, profile 503).
+	WaitWindow = 50
 )
+
+// WaitReserve is what a bucket of capacity keeps back from runs that wait
+// for the refill: capacity − WaitWindow, or 0 for a smaller bucket.
+func WaitReserve(capacity int) int { return max(capacity-WaitWindow, 0) }
 
 // ErrTokenResolved is returned by ScheduleRetry on a token that was already
 // resolved (by NotifySuccess, NotifyFailure, Cancel or an earlier successful
@@ -76,12 +87,13 @@ func (q *quota) until(now time.Time, cost int) time.Duration {
 	return time.Duration(missing)*RefillInterval - now.Sub(q.RefilledAt)
 }
 
-// take refills at now, then removes cost tokens, or returns an *EmptyError
-// (with the wait until the refill pays) and takes nothing.
-func (q *quota) take(now time.Time, cost int) error {
+// take refills at now, then removes cost tokens when reserve tokens are
+// left after them, or returns an *EmptyError (with the wait until the
+// refill pays) and takes nothing.
+func (q *quota) take(now time.Time, cost, reserve int) error {
 	q.refill(now)
-	if cost > q.Available {
-		return &EmptyError{Cost: cost, Available: q.Available, Capacity: q.Capacity, Refill: q.until(now, cost)}
+	if cost+reserve > q.Available {
+		return &EmptyError{Cost: cost, Reserve: reserve, Available: q.Available, Capacity: q.Capacity, Refill: q.until(now, cost+reserve)}
 	}
 	q.Available -= cost
 	return nil
@@ -170,6 +182,9 @@ type StandardOptions struct {
 	Capacity int
 	// Now returns the current time, for the refill; nil means time.Now.
 	Now func() time.Time
+	// Reserve is what a retry must leave in the bucket after paying
+	// (WaitReserve for a run that waits for the refill); 0 spends it all.
+	Reserve int
 }
 
 func (o StandardOptions) capacity() int {
@@ -199,14 +214,15 @@ func (o StandardOptions) now() func() time.Time {
 // ScheduleRetry, further calls on the same token are no-ops (ScheduleRetry
 // returns ErrTokenResolved).
 type Standard struct {
-	now func() time.Time
-	mu  sync.Mutex
-	q   quota
+	now     func() time.Time
+	reserve int
+	mu      sync.Mutex
+	q       quota
 }
 
 // NewStandard returns a full bucket.
 func NewStandard(opts StandardOptions) *Standard {
-	s := &Standard{now: opts.now()}
+	s := &Standard{now: opts.now(), reserve: max(opts.Reserve, 0)}
 	s.q = quota{Capacity: opts.capacity(), Available: opts.capacity(), RefilledAt: s.now()}
 	return s
 }
@@ -233,7 +249,7 @@ func (s *Standard) Capacity() int {
 func (s *Standard) take(_ context.Context, cost int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.q.take(s.now(), cost)
+	return s.q.take(s.now(), cost, s.reserve)
 }
 
 func (s *Standard) give(n int) {

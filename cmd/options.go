@@ -211,7 +211,7 @@ func (o *Options) register(fs *pflag.FlagSet) {
 	fs.Var(enumValue{&o.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
 	fs.StringVar(&o.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
 	fs.StringVar(&o.ScopeStore, "scope-store", "", "`URL` of the store where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory on this machine)")
-	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time")
+	fs.Var(enumValue{&o.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time (wait spends only the top 50 of its 500 tokens)")
 
 	o.Acceptors.register(fs)
 	fs.StringVar(&o.ErrorPattern, "error-pattern", "", "`RE2` regexp whose first capture group is the error code in stderr")

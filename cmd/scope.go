@@ -57,6 +57,14 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		}
 		return b, nil
 	}
+	// A run that waits for the refill spends only the top of the bucket
+	// (bucket.WaitWindow), so a fleet waiting together paces its retries
+	// by its successes and the refill instead of spending the whole
+	// bucket at once.
+	reserve := 0
+	if o.WhenEmpty == "wait" {
+		reserve = bucket.WaitReserve(bucket.DefaultCapacity)
+	}
 	var store bucket.Store
 	where := ""
 	if storeURL != nil {
@@ -66,19 +74,20 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 			c.Close()
 			return nil, usageError("--scope: %v", err)
 		}
+		s.SetReserve(reserve)
 		store, where, b.close = s, storeURL.String(), func() { c.Close() }
 	} else {
 		dir, err := stateDir()
 		if err != nil {
 			return nil, usageError("--scope: %v", err)
 		}
-		s, err := bucket.OpenScope(dir, o.Scope, bucket.ScopeOptions{})
+		s, err := bucket.OpenScope(dir, o.Scope, bucket.ScopeOptions{Reserve: reserve})
 		if err != nil {
 			return nil, usageError("--scope %s: %v", o.Scope, err)
 		}
 		store, where = s, s.Path()
 	}
-	shared := bucket.NewShared(store, bucket.SharedOptions{OnError: func(err error) {
+	shared := bucket.NewShared(store, bucket.SharedOptions{Reserve: reserve, OnError: func(err error) {
 		warn("warning: --scope %s: the scope store failed (%v); this run goes on with a per-process bucket", o.Scope, redactStoreError(err, where))
 	}})
 	b.bucket = shared

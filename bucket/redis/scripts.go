@@ -87,13 +87,15 @@ local function arefill(s)
 end
 `
 
-// takeScript: ARGV[3] is the cost. Returns {1, tokens left} or
-// {0, tokens held, microseconds until the refill pays}.
+// takeScript: ARGV[3] is the cost, ARGV[5] the reserve the take must leave
+// (0 when missing). Returns {1, tokens left} or {0, tokens held,
+// microseconds until the refill pays}.
 const takeScript = prelude + `
 local cost = tonumber(ARGV[3])
+local reserve = tonumber(ARGV[5] or '0') or 0
 local tokens, at = refill()
-if cost > tokens then
-  local missing = math.min(cost, capacity) - tokens
+if cost + reserve > tokens then
+  local missing = math.min(cost + reserve, capacity) - tokens
   return {0, tokens, string.format('%.0f', missing * interval - (now - at))}
 end
 save_bucket(tokens - cost, at)

@@ -146,6 +146,7 @@ type Scope struct {
 	name     string
 	key      string
 	capacity int
+	reserve  int
 	// clock, in tests only, replaces the server's TIME.
 	clock func() time.Time
 }
@@ -163,19 +164,24 @@ func (c *Client) Scope(name string, capacity int) (*Scope, error) {
 	return &Scope{c: c, name: name, key: KeyPrefix + name, capacity: capacity}, nil
 }
 
-func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any) (any, error) {
+// SetReserve makes every Take of s leave n tokens in the bucket after
+// paying (bucket.WaitReserve for --when-empty wait); 0 spends it all.
+func (s *Scope) SetReserve(n int) { s.reserve = max(n, 0) }
+
+func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any, more ...any) (any, error) {
 	now := ""
 	if s.clock != nil {
 		now = strconv.FormatInt(s.clock().UnixMicro(), 10)
 	}
-	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, KeyTTL.Milliseconds(), s.capacity, arg, now).Result()
+	args := append([]any{KeyTTL.Milliseconds(), s.capacity, arg, now}, more...)
+	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, args...).Result()
 	return v, s.c.redact(err)
 }
 
 // Take takes cost tokens from the scope's bucket, or returns a
 // *bucket.EmptyError and takes nothing.
 func (s *Scope) Take(ctx context.Context, cost int) error {
-	v, err := s.run(ctx, take(), cost)
+	v, err := s.run(ctx, take(), cost, s.reserve)
 	if err != nil {
 		return err
 	}
@@ -188,7 +194,7 @@ func (s *Scope) Take(ctx context.Context, cost int) error {
 	}
 	held, _ := r[1].(int64)
 	us, _ := strconv.ParseInt(fmt.Sprint(r[2]), 10, 64)
-	return &bucket.EmptyError{Cost: cost, Available: int(held), Capacity: s.capacity, Refill: time.Duration(us) * time.Microsecond}
+	return &bucket.EmptyError{Cost: cost, Reserve: s.reserve, Available: int(held), Capacity: s.capacity, Refill: time.Duration(us) * time.Microsecond}
 }
 
 // Give returns n tokens to the scope's bucket, capped at capacity.

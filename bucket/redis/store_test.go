@@ -74,13 +74,23 @@ func testScope(t *testing.T, u *URL, name string, now *time.Time) *Scope {
 
 // The Lua bucket follows the bucket package's arithmetic exactly: the same
 // sequence of takes, refunds and time on a Standard and on Redis leaves
-// the same tokens and the same refill waits.
+// the same tokens and the same refill waits, with no reserve and with the
+// reserve of --when-empty wait.
 func TestRedisBucketMatchesStandard(t *testing.T) {
 	u := startRedis(t)
+	for _, reserve := range []int{0, bucket.WaitReserve(bucket.DefaultCapacity)} {
+		t.Run(fmt.Sprintf("reserve=%d", reserve), func(t *testing.T) {
+			testRedisBucketMatchesStandard(t, u, reserve)
+		})
+	}
+}
+
+func testRedisBucketMatchesStandard(t *testing.T, u *URL, reserve int) {
 	ctx := context.Background()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := testScope(t, u, "api", &now)
-	std := bucket.NewStandard(bucket.StandardOptions{Now: func() time.Time { return now }})
+	s := testScope(t, u, fmt.Sprintf("api%d", reserve), &now)
+	s.SetReserve(reserve)
+	std := bucket.NewStandard(bucket.StandardOptions{Now: func() time.Time { return now }, Reserve: reserve})
 	// retry takes a retry's cost from std the way a run does.
 	retry := func(cost int) (bucket.Token, error) {
 		tok, _ := std.Acquire(ctx)
