@@ -41,12 +41,11 @@ type plan struct {
 // stderr returns retry's stderr as the attempts and the log share it.
 func (p *plan) stderr() *sharedStderr { return p.errOut }
 
-// runRetry validates o, runs the strategy and maps the outcome to an exit
-// status, written on o.IO and never exiting: it returns the outcome (nil
-// when nothing ran: a usage error, --list-waiters, --state) and nil or the
-// *exitError that carries the exit status and the line for Main to write
-// (exitCode). Cancelling ctx with an *runner.Interrupt cause stops the run
-// as that signal does.
+// runRetry validates o and runs it, writing on o.IO, and returns the
+// outcome (nil when no strategy ran here: a usage error, --list-waiters, a
+// --state invocation) and nil or the *exitError that carries the exit
+// status, for exitCode to write and map. It never exits. Cancelling ctx
+// with an *runner.Interrupt cause stops the run as that signal would.
 func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	if o.ListWaiters {
 		return nil, listWaiters(o)

@@ -53,8 +53,8 @@ func (pr *process) start(cancel context.CancelCauseFunc, p *plan, log *logger) {
 // runtime starts a thread locked to a goroutine that owns the signal mask,
 // and hands it each signal in turn): Main subscribes in a goroutine as soon
 // as the command line names run or wait, so that this overlaps with flag
-// parsing and the plan, and runRetry waits for it before the first attempt
-// starts. The signals are never unsubscribed: signal.Stop costs ~0.1 ms at
+// parsing and the plan, and process.start waits for it before the first
+// attempt starts. The signals are never unsubscribed: signal.Stop costs ~0.1 ms at
 // exit, and a signal arriving after the run only cancels a finished context.
 type signals struct {
 	ready chan struct{}
