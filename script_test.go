@@ -53,7 +53,7 @@ func TestScripts(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "testdata", "waiter-models"))
+			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "waitermodel", "testdata", "waiter-models"))
 			return nil
 		},
 	})

@@ -11,19 +11,19 @@ import (
 // Matcher is the condition of an acceptor. Match looks at the attempt in env
 // and reports whether it matches, with the value it saw (for logs and the
 // report). A matcher that cannot evaluate (a JMESPath runtime error, stdout
-// that is not JSON) does not match and says why in Result.Warning.
+// that is not JSON) does not match and says why in MatchResult.Warning.
 type Matcher interface {
-	Match(env *Env) Result
+	Match(env *Env) MatchResult
 }
 
 // MatcherFunc adapts a function to a Matcher.
-type MatcherFunc func(env *Env) Result
+type MatcherFunc func(env *Env) MatchResult
 
 // Match calls f(env).
-func (f MatcherFunc) Match(env *Env) Result { return f(env) }
+func (f MatcherFunc) Match(env *Env) MatchResult { return f(env) }
 
-// Result is one matcher's answer for one attempt.
-type Result struct {
+// MatchResult is one matcher's answer for one attempt.
+type MatchResult struct {
 	Matched bool
 	// Value is what the matcher looked at, as the log shows it: the exit
 	// status, the error code, the JMESPath result as JSON, ….
@@ -122,13 +122,21 @@ type Decision struct {
 	Warnings []string
 }
 
+// expressionMatcher is a matcher over an expression (a JMESPath path
+// matcher): a Step records the expression.
+type expressionMatcher interface {
+	Matcher
+	Expression() string
+}
+
 // Step is one evaluated acceptor in a Decision's trace.
 type Step struct {
 	Name    string
 	State   State
 	Matched bool
 	Value   string
-	// Expr is the JMESPath expression of a path acceptor, "" for others:
+	// Expr is the expression of a matcher that has one (the JMESPath
+	// expression of a path acceptor, by its Expression method), "" for others:
 	// with Value, what a pending wait saw (Table.TableStatus = "CREATING").
 	Expr string `json:",omitempty"`
 }
@@ -145,8 +153,8 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 	for i, acc := range c.Acceptors {
 		r := acc.Matcher.Match(env)
 		step := Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value}
-		if pm, ok := acc.Matcher.(*PathMatch); ok {
-			step.Expr = pm.Expression()
+		if em, ok := acc.Matcher.(expressionMatcher); ok {
+			step.Expr = em.Expression()
 		}
 		d.Trace = append(d.Trace, step)
 		if r.Warning != "" && !seen[r.Warning] {
@@ -194,6 +202,10 @@ type Env struct {
 // NewEnv returns an Env for a, for tests and callers outside a Chain.
 func NewEnv(a *Attempt) *Env { return &Env{Attempt: a} }
 
+// Input returns the chain's Input (nil when it has none): path matchers
+// see {"input": Input, "output": stdout} in Document when it is set.
+func (e *Env) Input() any { return e.input }
+
 // ErrNotJSON wraps the error of stdout that does not parse as JSON.
 var ErrNotJSON = errors.New("stdout is not JSON")
 
@@ -211,8 +223,14 @@ func (e *Env) Document() (any, error) {
 	return e.doc, e.docErr
 }
 
-func (e *Env) parse() (any, error) {
-	rc, err := e.Attempt.OpenStdout()
+func (e *Env) parse() (any, error) { return StdoutDocument(e.Attempt, e.decode) }
+
+// StdoutDocument returns a's stdout parsed by decode (nil means
+// DecodeJSON): empty (or all-blank) stdout is {} and is not passed to
+// decode. An error wraps ErrNotJSON. Env.Document is StdoutDocument with
+// the chain's Decode, wrapped with the chain's Input.
+func StdoutDocument(a *Attempt, decode func(io.Reader) (any, error)) (any, error) {
+	rc, err := a.OpenStdout()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotJSON, err)
 	}
@@ -221,7 +239,6 @@ func (e *Env) parse() (any, error) {
 	if br.blank() {
 		return map[string]any{}, nil
 	}
-	decode := e.decode
 	if decode == nil {
 		decode = DecodeJSON
 	}

@@ -1,6 +1,7 @@
 package acceptor
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -140,4 +141,36 @@ func TestCodesZeroAndLiteral(t *testing.T) {
 			t.Errorf("containsRange(%d, %d) = %v, want %v", tt.lo, tt.hi, got, tt.want)
 		}
 	}
+}
+
+// FuzzParseCodes: exit codes and statuses either parse or are refused; what
+// parses is within bounds and prints back (String) to a list that parses to
+// the same ranges.
+func FuzzParseCodes(f *testing.F) {
+	for _, s := range []string{"0", "1,3", "10-20", " 1 , 3 - 5 ", "255", "256", "-1", "20-10", "", ",", "0x1", "+1", "200", "500-599"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range []struct {
+			parse  func(string) (Codes, error)
+			lo, hi int
+		}{{ParseExitCodes, 0, 255}, {ParseStatusCodes, 100, 599}} {
+			c, err := p.parse(s)
+			if err != nil {
+				continue
+			}
+			if len(c) == 0 {
+				t.Fatalf("%q parsed to no codes", s)
+			}
+			for _, r := range c {
+				if r.Lo < p.lo || r.Hi > p.hi || r.Lo > r.Hi {
+					t.Fatalf("%q parsed to %d-%d, outside %d-%d", s, r.Lo, r.Hi, p.lo, p.hi)
+				}
+			}
+			back, err := p.parse(c.String())
+			if err != nil || !reflect.DeepEqual(back, c) {
+				t.Fatalf("%q → %q → %v, %v", s, c.String(), back, err)
+			}
+		}
+	})
 }

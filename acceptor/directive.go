@@ -5,6 +5,14 @@
 // that matches decides. When none matches, the chain's Fallback decides. The
 // model follows the retry policies of the AWS SDKs and the acceptors of
 // Smithy waiters.
+//
+// This package is the directive core: attempts, directives, matchers on
+// exit status, output, error code and HTTP status, chains and fallbacks. It
+// imports no project package. Its subpackages build on it: acceptor/jmes
+// (JMESPath path matchers and --query), acceptor/waitermodel (botocore and
+// Smithy waiter models), acceptor/errorcode (error codes of failed
+// attempts, which the runner stores in Attempt.ErrorCode) and
+// acceptor/botocore (the built-in botocore models).
 package acceptor
 
 // Directive is what the strategy does after an attempt: succeed, fail, or

@@ -6,11 +6,26 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxShownMatch bounds the matched text an output matcher shows as its
 // Value.
 const maxShownMatch = 80
+
+// truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
+// with "…". (acceptor/errorcode has its twin: a dozen lines are not worth
+// a package both would import.)
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
 
 // envAttempt returns the attempt of env, nil when there is none.
 func envAttempt(env *Env) *Attempt {
@@ -30,15 +45,15 @@ func isHTTPAttempt(a *Attempt) bool { return !a.HasExitCode() }
 // attempts (no exit status) never match; nor does anything when codes is empty. Value is
 // "exit status N".
 func ExitMatcher(codes Codes) Matcher {
-	return MatcherFunc(func(env *Env) Result {
+	return MatcherFunc(func(env *Env) MatchResult {
 		a := envAttempt(env)
 		if a == nil {
-			return Result{}
+			return MatchResult{}
 		}
 		if isHTTPAttempt(a) {
-			return Result{Value: "no exit status (HTTP)"}
+			return MatchResult{Value: "no exit status (HTTP)"}
 		}
-		return Result{Matched: codes.Contains(a.ExitCode), Value: fmt.Sprintf("exit status %d", a.ExitCode)}
+		return MatchResult{Matched: codes.Contains(a.ExitCode), Value: fmt.Sprintf("exit status %d", a.ExitCode)}
 	})
 }
 
@@ -69,10 +84,10 @@ type outputMatcher struct {
 	lits []string // one of these is in every match; nil: unknown
 }
 
-func (m *outputMatcher) Match(env *Env) Result {
+func (m *outputMatcher) Match(env *Env) MatchResult {
 	a := envAttempt(env)
 	if a == nil || m.re == nil {
-		return Result{}
+		return MatchResult{}
 	}
 	for i, s := range []struct {
 		name string
@@ -82,14 +97,14 @@ func (m *outputMatcher) Match(env *Env) Result {
 			continue
 		}
 		if loc := m.re.FindIndex(s.tail); loc != nil {
-			return Result{
+			return MatchResult{
 				Matched: true,
 				Value:   strconv.Quote(truncateUTF8(string(s.tail[loc[0]:loc[1]]), maxShownMatch)),
 				Detail:  fmt.Sprintf("%s matched %q", s.name, m.re.String()),
 			}
 		}
 	}
-	return Result{Value: fmt.Sprintf("no match in %d bytes of stdout, %d of stderr", len(a.StdoutTail), len(a.StderrTail))}
+	return MatchResult{Value: fmt.Sprintf("no match in %d bytes of stdout, %d of stderr", len(a.StdoutTail), len(a.StderrTail))}
 }
 
 // chainLiterals is the one literal scanner of a chain's output acceptors.
@@ -169,13 +184,13 @@ func (e *Env) mayMatch(m *outputMatcher, stream int, window []byte) bool {
 // or "no error".
 func ErrorMatcher(code string) Matcher {
 	code = strings.TrimSpace(code)
-	return MatcherFunc(func(env *Env) Result {
+	return MatcherFunc(func(env *Env) MatchResult {
 		a := envAttempt(env)
 		if a == nil || code == "" {
-			return Result{}
+			return MatchResult{}
 		}
 		if !a.Failed {
-			return Result{Matched: code == "false", Value: "no error"}
+			return MatchResult{Matched: code == "false", Value: "no error"}
 		}
 		seen := effectiveErrorCode(a)
 		value := seen
@@ -184,11 +199,11 @@ func ErrorMatcher(code string) Matcher {
 		}
 		switch code {
 		case "true":
-			return Result{Matched: true, Value: value}
+			return MatchResult{Matched: true, Value: value}
 		case "false":
-			return Result{Value: value}
+			return MatchResult{Value: value}
 		}
-		return Result{Matched: seen == code, Value: value}
+		return MatchResult{Matched: seen == code, Value: value}
 	})
 }
 
@@ -215,31 +230,31 @@ func effectiveErrorCode(a *Attempt) string {
 // BucketExists). Other failed commands, timed-out ones and ones that could
 // not start never match.
 func StatusMatcher(codes Codes) Matcher {
-	return MatcherFunc(func(env *Env) Result {
+	return MatcherFunc(func(env *Env) MatchResult {
 		a := envAttempt(env)
 		if a == nil {
-			return Result{}
+			return MatchResult{}
 		}
 		if isHTTPAttempt(a) {
 			if a.Status == 0 {
-				return Result{Value: "no HTTP response"}
+				return MatchResult{Value: "no HTTP response"}
 			}
-			return Result{Matched: codes.Contains(a.Status), Value: fmt.Sprintf("HTTP %d", a.Status)}
+			return MatchResult{Matched: codes.Contains(a.Status), Value: fmt.Sprintf("HTTP %d", a.Status)}
 		}
 		if !a.Failed {
 			if codes.containsRange(200, 299) {
-				return Result{Matched: true, Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
+				return MatchResult{Matched: true, Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
 			}
-			return Result{Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
+			return MatchResult{Value: fmt.Sprintf("exit status %d (as 2xx)", a.ExitCode)}
 		}
 		if n, ok := commandStatus(a.ErrorCode); ok {
-			return Result{Matched: codes.Contains(n), Value: fmt.Sprintf("error code %s (as HTTP %d)", a.ErrorCode, n)}
+			return MatchResult{Matched: codes.Contains(n), Value: fmt.Sprintf("error code %s (as HTTP %d)", a.ErrorCode, n)}
 		}
 		v := fmt.Sprintf("exit status %d", a.ExitCode)
 		if a.ErrorCode != "" {
 			v += ", error code " + a.ErrorCode
 		}
-		return Result{Value: v + " (no HTTP status)"}
+		return MatchResult{Value: v + " (no HTTP status)"}
 	})
 }
 

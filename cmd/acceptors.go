@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
 )
 
 // acceptorKind is one family of acceptor flags: --STATE-KIND VALUE.
@@ -57,11 +58,11 @@ func acceptorKinds() []acceptorKind {
 				return acceptor.StatusMatcher(c), nil
 			}},
 		{suffix: "", arg: "EXPR[=VALUE]", help: "when the JMESPath EXPR over stdout as JSON equals VALUE (or is true)", states: pathStates, path: true,
-			build: func(v string) (acceptor.Matcher, error) { return acceptor.PathMatcher(v, acceptor.Path) }},
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.Path) }},
 		{suffix: "-all", arg: "EXPR=VALUE", help: "when every element of the non-empty array EXPR equals VALUE", states: pathStates, path: true,
-			build: func(v string) (acceptor.Matcher, error) { return acceptor.PathMatcher(v, acceptor.PathAll) }},
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.PathAll) }},
 		{suffix: "-any", arg: "EXPR=VALUE", help: "when some element of the array EXPR equals VALUE", states: pathStates, path: true,
-			build: func(v string) (acceptor.Matcher, error) { return acceptor.PathMatcher(v, acceptor.PathAny) }},
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.PathAny) }},
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/botocore"
 	"github.com/retry-dev/retry/bucket"
 )
@@ -74,7 +73,7 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 	if file == "" {
 		return completeBuiltinWaiter(prefix)
 	}
-	wf, err := acceptor.LoadWaiters(file)
+	wf, err := loadWaiterFile(file)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

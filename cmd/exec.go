@@ -14,8 +14,13 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
+	"github.com/retry-dev/retry/runner/output"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // plan is everything a run needs, built and validated before the first
@@ -24,7 +29,7 @@ type plan struct {
 	strategy *runner.Strategy
 	source   runner.Source
 	closer   func()
-	query    *acceptor.Query
+	query    *jmes.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
 	// processes: the attempts are processes (a command), whose orphans
@@ -102,7 +107,7 @@ func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Out
 	out := p.strategy.Run(ctx, p.source)
 
 	var finalErr error
-	var broken *runner.StreamError
+	var broken *output.StreamError
 	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
 		finalErr = writeFinal(o, p, out)
 	}
@@ -155,7 +160,7 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	case runner.EndScheduled:
 		return exitTempFail
 	}
-	var broken *runner.StreamError
+	var broken *output.StreamError
 	if errors.As(out.Err, &broken) {
 		return exitForStream(broken)
 	}
@@ -180,11 +185,11 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	switch {
 	case a.TimedOut:
 		return exitTimeout
-	case errors.As(a.Err, new(*runner.StreamError)):
+	case errors.As(a.Err, new(*output.StreamError)):
 		return exitIOError // the body could not be kept whole
 	case p.http:
 		return exitFailure
-	case errors.As(a.Err, new(*runner.OutputLimitError)):
+	case errors.As(a.Err, new(*output.LimitError)):
 		return exitFailure // retry stopped it: its status says nothing
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
@@ -240,7 +245,7 @@ func buildPlan(o *Options) (*plan, error) {
 		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Query != "" {
-		if p.query, err = acceptor.NewQuery(o.Query); err != nil {
+		if p.query, err = jmes.NewQuery(o.Query); err != nil {
 			return nil, usageError("--query: %q: %v", o.Query, err)
 		}
 	}
@@ -294,7 +299,7 @@ func buildPlan(o *Options) (*plan, error) {
 // --max-time, except that without -n a waiter's maximum of attempts
 // (botocore's) is the limit, and then the run has no time budget unless
 // --max-time is given: such a waiter is bounded by its attempts.
-func (o *Options) limits(w *acceptor.Waiter) (attempts int, maxTime time.Duration) {
+func (o *Options) limits(w *waitermodel.Model) (attempts int, maxTime time.Duration) {
 	attempts, maxTime = o.Attempts, o.MaxTime
 	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
 		attempts = w.MaxAttempts
@@ -307,7 +312,7 @@ func (o *Options) limits(w *acceptor.Waiter) (attempts int, maxTime time.Duratio
 
 // backoff builds the backoff for ordinary retries and the one for
 // throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
 	kind, delay, maxDelay, jitter := o.Backoff, o.Delay, o.MaxDelay, o.Jitter
 	if w != nil && !o.given("backoff") {
 		if w.Smithy {
@@ -378,7 +383,7 @@ func (o *Options) backoff(w *acceptor.Waiter) (bo, throttle backoff.Backoff, gra
 
 // chain builds the acceptor chain: flags in command-line order, then the
 // waiter's acceptors, then the fallback of run or wait.
-func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
+func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
 	if o.Wait {
 		c.Fallback = acceptor.WaitFallback
@@ -398,7 +403,7 @@ func (o *Options) chain(w *acceptor.Waiter) (*acceptor.Chain, error) {
 		c.Input = v
 	}
 	if len(o.Acceptors.exprs()) > 0 || w != nil {
-		c.Decode = acceptor.DecoderFor(c)
+		c.Decode = jmes.DecoderFor(c)
 	}
 	return c, nil
 }
@@ -416,7 +421,7 @@ func (o *Options) source(p *plan, kind attemptKind, needJSON bool) error {
 	if err != nil {
 		return err
 	}
-	p.describe = runner.RedactArgv(argv)
+	p.describe = redact.Argv(argv)
 	var pattern *regexp.Regexp
 	if o.ErrorPattern != "" {
 		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
@@ -431,7 +436,7 @@ func (o *Options) source(p *plan, kind attemptKind, needJSON bool) error {
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
 	}
-	c := &runner.Command{
+	c := &command.Command{
 		Argv:         argv,
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
@@ -469,7 +474,7 @@ func (o *Options) argv() ([]string, error) {
 		return []string{o.ShellPath, "-c", args[0]}, nil
 	}
 	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n") {
-		argv, err := runner.SplitCommand(args[0])
+		argv, err := splitCommand(args[0])
 		if err != nil {
 			return nil, usageError("%v", err)
 		}
@@ -495,7 +500,7 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 			return fmt.Errorf("--query: %v", err)
 		}
 		if _, err = o.IO.Out.Write(b); err != nil {
-			return &runner.StreamError{Stream: "stdout", Err: err}
+			return &output.StreamError{Stream: "stdout", Err: err}
 		}
 		return nil
 	}
@@ -505,15 +510,15 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
-		return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
 	if _, err = io.Copy(o.IO.Out, rc); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
-			return &runner.StreamError{Stream: "stdout", Keeping: true, Err: err}
+			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 		}
-		return &runner.StreamError{Stream: "stdout", Err: err}
+		return &output.StreamError{Stream: "stdout", Err: err}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // FuzzParseSize: --max-output sizes parse or are refused; what parses is
@@ -24,9 +24,9 @@ func FuzzParseSize(f *testing.F) {
 		if n < 0 {
 			t.Fatalf("ParseSize(%q) = %d < 0", s, n)
 		}
-		back, err := ParseSize(runner.FormatSize(n))
+		back, err := ParseSize(output.FormatSize(n))
 		if err != nil || back != n {
-			t.Fatalf("ParseSize(%q) = %d, written %q, read back %d, %v", s, n, runner.FormatSize(n), back, err)
+			t.Fatalf("ParseSize(%q) = %d, written %q, read back %d, %v", s, n, output.FormatSize(n), back, err)
 		}
 	})
 }

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // exitIOError is retry's status when output could not be written or kept
@@ -21,16 +21,41 @@ import (
 // 128+SIGPIPE instead, as a shell pipeline expects.
 const exitIOError = 74
 
-// maxInputFile bounds what retry reads from a file given to --input @FILE
-// and --data @FILE (or stdin for @-): 64 MiB, the bound acceptor.LoadWaiters
-// keeps for --waiter-file too. A model or a
-// request body beyond that is a mistake (or /dev/zero), not an input.
+// maxInputFile bounds what retry reads from a file given to a flag:
+// --input @FILE and --data @FILE (or stdin for @-), and --waiter-file
+// (loadWaiterFile): 64 MiB, well above the largest botocore model (EC2's is
+// under 100 KB). A model or a request body beyond that is a mistake (or
+// /dev/zero), not an input.
 const maxInputFile = 64 << 20
 
+// openRegular opens name for reading, refusing what is not a regular file
+// (a FIFO would block, a device may never end) with an error that names
+// the file, says what it is and ends with "; want " and want. It returns
+// the file's size.
+func openRegular(name, want string) (*os.File, int64, error) {
+	// O_NONBLOCK: opening a FIFO with no writer must not block; the file
+	// is refused right after anyway.
+	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%s: not a regular file (%s); want %s", name, fileKind(fi.Mode()), want)
+	}
+	syscall.SetNonblock(int(f.Fd()), false)
+	return f, fi.Size(), nil
+}
+
 // readInputFile reads name for flag, refusing what is not a regular file
-// (a FIFO would block, a device may never end) and what is larger than
-// maxInputFile; "-" is stdin, read up to the same bound. Errors name the
-// file and say what is accepted; the caller prefixes the flag.
+// and what is larger than maxInputFile; "-" is stdin, read up to the same
+// bound. Errors name the file and say what is accepted; the caller
+// prefixes the flag.
 func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 	var r io.Reader
 	if name == "-" {
@@ -39,24 +64,15 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 		}
 		r = stdin
 	} else {
-		// O_NONBLOCK: opening a FIFO with no writer must not block; the
-		// file is refused right after anyway.
-		f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+		want := "a file of at most " + output.FormatSize(maxInputFile)
+		f, size, err := openRegular(name, want)
 		if err != nil {
 			return nil, err
 		}
 		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, err
+		if size > maxInputFile {
+			return nil, fmt.Errorf("%s: %s; want %s", name, output.FormatSize(size), want)
 		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s: not a regular file (%s); want a file of at most %s", name, fileKind(fi.Mode()), runner.FormatSize(maxInputFile))
-		}
-		if fi.Size() > maxInputFile {
-			return nil, fmt.Errorf("%s: %s; want a file of at most %s", name, runner.FormatSize(fi.Size()), runner.FormatSize(maxInputFile))
-		}
-		syscall.SetNonblock(int(f.Fd()), false)
 		r = f
 	}
 	b, err := io.ReadAll(io.LimitReader(r, maxInputFile+1))
@@ -68,11 +84,13 @@ func readInputFile(name string, stdin io.Reader) ([]byte, error) {
 		if name == "-" {
 			what = "stdin"
 		}
-		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, runner.FormatSize(maxInputFile), runner.FormatSize(maxInputFile))
+		return nil, fmt.Errorf("%s: more than %s; want at most %s", what, output.FormatSize(maxInputFile), output.FormatSize(maxInputFile))
 	}
 	return b, nil
 }
 
+// fileKind says what a file that is not regular is, for openRegular's
+// error.
 func fileKind(m os.FileMode) string {
 	switch {
 	case m.IsDir():
@@ -123,7 +141,7 @@ func (v sizeValue) String() string {
 	if *v.p == 0 {
 		return ""
 	}
-	return runner.FormatSize(*v.p)
+	return output.FormatSize(*v.p)
 }
 func (v sizeValue) Type() string { return "SIZE" }
 func (v sizeValue) Set(s string) error {
@@ -247,7 +265,7 @@ func loadArg(arg string, stdin io.Reader) ([]byte, error) {
 // closed pipe) rather than a failure to compute what to write.
 func isWriteError(err error) bool {
 	var pe *os.PathError
-	var se *runner.StreamError
+	var se *output.StreamError
 	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
 }
 

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // A log line starts on a new line after a child's unfinished one, and only
@@ -42,13 +42,13 @@ func TestParseSize(t *testing.T) {
 }
 
 func TestExitForStream(t *testing.T) {
-	if got := exitForStream(&runner.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}); got != 141 {
+	if got := exitForStream(&output.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}); got != 141 {
 		t.Errorf("broken pipe: %d, want 141", got)
 	}
-	if got := exitForStream(&runner.StreamError{Stream: "stdout", Err: syscall.ENOSPC}); got != exitIOError {
+	if got := exitForStream(&output.StreamError{Stream: "stdout", Err: syscall.ENOSPC}); got != exitIOError {
 		t.Errorf("full device: %d, want %d", got, exitIOError)
 	}
-	err := &runner.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
+	err := &output.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
 	if got := err.Error(); got != "writing stdout: no space left on device" {
 		t.Errorf("message %q", got)
 	}

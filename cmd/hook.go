@@ -3,7 +3,7 @@ package cmd
 import (
 	"strings"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 )
 
 // onRetry builds the --on-retry hook: the command string split by
@@ -18,7 +18,7 @@ func (o *Options) onRetry(p *plan) error {
 	argv := []string{o.ShellPath, "-c", o.OnRetry}
 	if !o.Shell {
 		var err error
-		if argv, err = runner.SplitCommand(o.OnRetry); err != nil {
+		if argv, err = splitCommand(o.OnRetry); err != nil {
 			return usageError("--on-retry: %v", err)
 		}
 	}
@@ -26,7 +26,7 @@ func (o *Options) onRetry(p *plan) error {
 	if killAfter == 0 {
 		killAfter = -1
 	}
-	h := &runner.Hook{
+	h := &command.Hook{
 		Argv:        argv,
 		MaxAttempts: p.strategy.MaxAttempts,
 		Foreground:  o.Foreground,

@@ -13,6 +13,8 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // logger writes retry's own lines on stderr: one per failed attempt, one at
@@ -52,7 +54,7 @@ func newLogger(o *Options, p *plan) *logger {
 func (l *logger) printf(format string, args ...any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	fmt.Fprintf(l.w, "retry: %s\n", l.ci.line(runner.RedactText(fmt.Sprintf(format, args...))))
+	fmt.Fprintf(l.w, "retry: %s\n", l.ci.line(redact.Text(fmt.Sprintf(format, args...))))
 }
 
 // warn prints a warning even with -q: it reports something that went wrong.
@@ -229,7 +231,7 @@ func (l *logger) end(out *runner.Outcome) {
 // with -q: a leader stopped waiting for the terminal (once per run), and
 // processes the sweep could not end.
 func (l *logger) attemptProblems(r *runner.Record) {
-	if errors.Is(r.Result.Err, runner.ErrTerminalStop) && !l.ttyHinted {
+	if errors.Is(r.Result.Err, command.ErrTerminalStop) && !l.ttyHinted {
 		l.ttyHinted = true
 		l.warn("attempt %d is stopped waiting for the terminal; use --foreground for interactive commands", r.Number)
 	}
@@ -532,7 +534,7 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 	}
 	rep := map[string]any{
 		"command":    o.name(),
-		"target":     runner.RedactArgv(p.describe),
+		"target":     redact.Argv(p.describe),
 		"outcome":    out.End.String(),
 		"exit_code":  code,
 		"started":    out.Start.UTC().Format(time.RFC3339Nano),
@@ -561,11 +563,11 @@ func writeReport(o *Options, p *plan, out *runner.Outcome, code int) error {
 }
 
 // redactJSON hides secrets in the strings of a JSON log event or report
-// before they are encoded (RedactText), in maps and slices at any depth.
+// before they are encoded (redact.Text), in maps and slices at any depth.
 func redactJSON(v any) any {
 	switch x := v.(type) {
 	case string:
-		return runner.RedactText(x)
+		return redact.Text(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = redactJSON(e)
@@ -573,7 +575,7 @@ func redactJSON(v any) any {
 	case map[string]string:
 		out := make(map[string]string, len(x))
 		for k, e := range x {
-			out[k] = runner.RedactText(e)
+			out[k] = redact.Text(e)
 		}
 		return out
 	case []map[string]any:
@@ -587,7 +589,7 @@ func redactJSON(v any) any {
 	case []string:
 		out := make([]string, len(x))
 		for i, e := range x {
-			out[i] = runner.RedactText(e)
+			out[i] = redact.Text(e)
 		}
 		return out
 	}

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
-
-	"github.com/retry-dev/retry/runner"
 )
 
 // Options holds everything `retry run` and `retry wait` take from flags,
@@ -57,7 +55,7 @@ type Options struct {
 	LogFormat string
 	LogFile   string
 	Report    string
-	MaxOutput int64 // bytes; 0: none for live output, runner.DefaultMaxKeep for kept stdout
+	MaxOutput int64 // bytes; 0: none for live output, output.DefaultMaxKeep for kept stdout
 	CI        string
 
 	// Command forms
@@ -132,8 +130,8 @@ func SystemIO() *IOStreams {
 		In:               os.Stdin,
 		Out:              os.Stdout,
 		ErrOut:           os.Stderr,
-		StdoutIsTerminal: runner.IsTerminal(os.Stdout),
-		StderrIsTerminal: runner.IsTerminal(os.Stderr),
+		StdoutIsTerminal: isTerminal(os.Stdout),
+		StderrIsTerminal: isTerminal(os.Stderr),
 		Getenv:           os.Getenv,
 	}
 }

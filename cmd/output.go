@@ -12,6 +12,8 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
+	"github.com/retry-dev/retry/runner/request"
 )
 
 // errorBodyLimit bounds the failed HTTP body written to stderr, as a
@@ -240,25 +242,25 @@ func exchangeLines(info map[string]string) []string {
 		return nil
 	}
 	var out []string
-	if m, u := info[runner.HTTPInfoMethod], info[runner.HTTPInfoURL]; m != "" || u != "" {
+	if m, u := info[request.InfoMethod], info[request.InfoURL]; m != "" || u != "" {
 		out = append(out, "> "+m+" "+u)
 	}
-	for _, h := range lines(info[runner.HTTPInfoRequestHeaders]) {
+	for _, h := range lines(info[request.InfoRequestHeaders]) {
 		out = append(out, "> "+h)
 	}
-	if n := info[runner.HTTPInfoRedirects]; n != "" {
-		out = append(out, fmt.Sprintf("* followed %s redirect(s) to %s", n, info[runner.HTTPInfoFinalURL]))
+	if n := info[request.InfoRedirects]; n != "" {
+		out = append(out, fmt.Sprintf("* followed %s redirect(s) to %s", n, info[request.InfoFinalURL]))
 	}
-	if s := info[runner.HTTPInfoStatus]; s != "" {
+	if s := info[request.InfoStatus]; s != "" {
 		out = append(out, "< "+s)
 	}
-	for _, h := range lines(info[runner.HTTPInfoHeaders]) {
+	for _, h := range lines(info[request.InfoHeaders]) {
 		out = append(out, "< "+h)
 	}
-	if b := info[runner.HTTPInfoBodyBytes]; b != "" {
+	if b := info[request.InfoBodyBytes]; b != "" {
 		out = append(out, "* body: "+b+" bytes")
 	}
-	if e := info[runner.HTTPInfoError]; e != "" {
+	if e := info[request.InfoError]; e != "" {
 		out = append(out, "* error: "+e)
 	}
 	// Anything a source adds later still shows, after the exchange.
@@ -273,9 +275,9 @@ func exchangeLines(info map[string]string) []string {
 }
 
 var knownInfo = map[string]bool{
-	runner.HTTPInfoMethod: true, runner.HTTPInfoURL: true, runner.HTTPInfoFinalURL: true,
-	runner.HTTPInfoRedirects: true, runner.HTTPInfoStatus: true, runner.HTTPInfoHeaders: true,
-	runner.HTTPInfoRequestHeaders: true, runner.HTTPInfoBodyBytes: true, runner.HTTPInfoError: true,
+	request.InfoMethod: true, request.InfoURL: true, request.InfoFinalURL: true,
+	request.InfoRedirects: true, request.InfoStatus: true, request.InfoHeaders: true,
+	request.InfoRequestHeaders: true, request.InfoBodyBytes: true, request.InfoError: true,
 }
 
 func lines(s string) []string {
@@ -292,14 +294,14 @@ func infoJSON(info map[string]string) map[string]any {
 	m := make(map[string]any, len(info))
 	for k, v := range info {
 		switch k {
-		case runner.HTTPInfoHeaders, runner.HTTPInfoRequestHeaders:
+		case request.InfoHeaders, request.InfoRequestHeaders:
 			h := map[string][]string{}
 			for _, line := range lines(v) {
 				name, value, _ := strings.Cut(line, ":")
 				h[name] = append(h[name], strings.TrimSpace(value))
 			}
 			m[k] = h
-		case runner.HTTPInfoBodyBytes, runner.HTTPInfoRedirects:
+		case request.InfoBodyBytes, request.InfoRedirects:
 			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 				m[k] = n
 				continue
@@ -366,7 +368,7 @@ func (l *lazyRegexp) get() *regexp.Regexp {
 // (scheme://user:password@), secret headers (Authorization: …) and
 // password=, token=, secret= and api_key= values.
 func redactText(s string) string {
-	s = urlUser.get().ReplaceAllString(s, "${1}"+runner.Redacted+"@")
-	s = secretLine.get().ReplaceAllString(s, "${1}"+runner.Redacted)
-	return secretPair.get().ReplaceAllString(s, "${1}"+runner.Redacted)
+	s = urlUser.get().ReplaceAllString(s, "${1}"+redact.Placeholder+"@")
+	s = secretLine.get().ReplaceAllString(s, "${1}"+redact.Placeholder)
+	return secretPair.get().ReplaceAllString(s, "${1}"+redact.Placeholder)
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // Exit statuses of retry itself (the others come from the command).
@@ -86,12 +86,12 @@ func exitCode(ios *IOStreams, err error) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+runner.RedactText(ee.msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(ios.ErrOut, "retry: "+runner.RedactText(flagErrorText(err)))
+	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(flagErrorText(err)))
 	return exitUsage
 }
 

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 )
 
 // process is what a run of run or wait does to the retry process itself:
@@ -17,7 +18,7 @@ import (
 // in tests, which stop a run by cancelling its context instead.
 type process struct {
 	signals *signals
-	// adoptOrphans makes retry a child subreaper (runner.EnableSubreaper).
+	// adoptOrphans makes retry a child subreaper (command.EnableSubreaper).
 	adoptOrphans func() error
 }
 
@@ -25,7 +26,7 @@ type process struct {
 // names the subreaper switch; nothing is switched on until a run starts
 // (process.start).
 func newProcess() *process {
-	return &process{signals: notifySignals(), adoptOrphans: runner.EnableSubreaper}
+	return &process{signals: notifySignals(), adoptOrphans: command.EnableSubreaper}
 }
 
 // start prepares the process for the attempts of p, once the plan is

@@ -159,7 +159,7 @@ func TestWaitMaxDelay(t *testing.T) {
 	if got, want := schedule(t, p, 0), seconds(0, 2, 6, 14, 30, 60, 90, 120); !equalDurations(got, want) {
 		t.Errorf("without a model: attempts at %v, want %v", got, want)
 	}
-	model, err := filepath.Abs("../acceptor/testdata/smithy-model.json")
+	model, err := filepath.Abs("../acceptor/waitermodel/testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // defaultJitter is the jitter of a backoff the user gave no --jitter for:
@@ -87,7 +87,7 @@ func (o *Options) attemptKind() (attemptKind, error) {
 		return tcpAttempt, nil
 	case o.URL != "":
 		if len(o.Args) > 0 {
-			return 0, usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(runner.RedactArgv(o.Args), " "))
+			return 0, usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
 		}
 		if o.Shell {
 			return 0, usageError("--shell: runs a command; it cannot go with --url")

@@ -2,10 +2,11 @@ package cmd
 
 import (
 	"fmt"
+	"io"
 	"strings"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
 )
 
 // loadWaiter loads the waiter of --waiter: from --waiter-file when given
@@ -13,7 +14,7 @@ import (
 // models), else from the botocore models built into retry, as
 // SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case. nil
 // without --waiter.
-func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
+func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	if o.Waiter == "" && o.WaiterFile == "" {
 		return nil, nil
 	}
@@ -21,12 +22,12 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 		return nil, usageError("--waiter-file: give --waiter NAME too, the name of a waiter in it (--list-waiters lists them)")
 	}
 	var (
-		wf   *acceptor.WaiterFile
+		wf   *waitermodel.File
 		name = o.Waiter
 		err  error
 	)
 	if o.WaiterFile != "" {
-		if wf, err = acceptor.LoadWaiters(o.WaiterFile); err != nil {
+		if wf, err = loadWaiterFile(o.WaiterFile); err != nil {
 			return nil, usageError("--waiter-file: %v", err)
 		}
 		if _, n, ok := strings.Cut(name, ":"); ok {
@@ -44,11 +45,11 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 		if name, err = m.Resolve(n); err != nil {
 			return nil, usageError("--waiter: %v", err)
 		}
-		if wf, err = acceptor.ParseWaiters(data); err != nil {
+		if wf, err = waitermodel.Parse(data); err != nil {
 			return nil, usageError("--waiter: built-in model of %s: %v", m.Service, err)
 		}
 	}
-	w, err := wf.Waiter(name)
+	w, err := wf.Model(name)
 	if err != nil {
 		return nil, usageError("--waiter: %v", err)
 	}
@@ -64,7 +65,7 @@ func (o *Options) loadWaiter() (*acceptor.Waiter, error) {
 // from.
 func listWaiters(o *Options) error {
 	if o.WaiterFile != "" {
-		wf, err := acceptor.LoadWaiters(o.WaiterFile)
+		wf, err := loadWaiterFile(o.WaiterFile)
 		if err != nil {
 			return usageError("--waiter-file: %v", err)
 		}
@@ -99,4 +100,33 @@ func listWaiters(o *Options) error {
 		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0); --waiter-file FILE uses another model\n", plural(n, "waiter"), plural(len(models), "service"), botocore.Version)
 	}
 	return nil
+}
+
+// loadWaiterFile reads and parses the waiter model file of --waiter-file
+// (waitermodel.Parse). It refuses what is not a regular file and a file
+// larger than maxInputFile; errors name the file. Its messages are not
+// readInputFile's: a size in bytes, "a waiter model file" (scripts assert
+// both), and no stdin.
+func loadWaiterFile(name string) (*waitermodel.File, error) {
+	const want = "a waiter model file of at most 64 MiB"
+	f, size, err := openRegular(name, want)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if size > maxInputFile {
+		return nil, fmt.Errorf("%s: %d bytes; want %s", name, size, want)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxInputFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxInputFile {
+		return nil, fmt.Errorf("%s: more than 64 MiB; want %s", name, want)
+	}
+	wf, err := waitermodel.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return wf, nil
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
 )
 
 // Every built-in waiter loads with the acceptor package's botocore parser
@@ -27,7 +29,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wf, err := acceptor.ParseWaiters(data)
+		wf, err := waitermodel.Parse(data)
 		if err != nil {
 			t.Errorf("%s: %v", m.Service, err)
 			continue
@@ -48,7 +50,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 			if err == nil && w.Name != name {
 				t.Errorf("%s: loaded %s, want %s", o.Waiter, w.Name, name)
 			}
-			if _, err := wf.Waiter(name); err != nil {
+			if _, err := wf.Model(name); err != nil {
 				t.Errorf("%s:%s: not in the model: %v", m.Service, name, err)
 			}
 			if err != nil {
@@ -59,7 +61,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 				t.Errorf("%s:%s: %d attempts, delay %v, %d acceptors", m.Service, name, w.MaxAttempts, w.Delay, len(w.Acceptors))
 			}
 			chain := &acceptor.Chain{Acceptors: w.Acceptors, Fallback: acceptor.WaitFallback}
-			chain.Decode = acceptor.DecoderFor(chain)
+			chain.Decode = jmes.DecoderFor(chain)
 			for _, a := range []*acceptor.Attempt{
 				{Number: 1, Stdout: empty},
 				{Number: 1, Failed: true, ExitCode: 254, ErrorCode: "SomethingElse", Stdout: empty},

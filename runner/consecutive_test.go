@@ -90,8 +90,8 @@ func TestConsecutiveFailureStopsAtOnce(t *testing.T) {
 		s := newStrategy(constant(time.Second))
 		s.Consecutive = 3
 		s.Chain = &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateFailure, Name: "exit 2",
-			Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.Result {
-				return acceptor.Result{Matched: e.Attempt.ExitCode == 2}
+			Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.MatchResult {
+				return acceptor.MatchResult{Matched: e.Attempt.ExitCode == 2}
 			})}}}
 		out := s.Run(t.Context(), src)
 		if out.End != EndFailure || len(out.Attempts) != 3 || fmt.Sprint(streaks(out)) != "[1 2 2]" {

@@ -1,6 +1,10 @@
 // Package runner holds the strategy loop (attempt → acceptors → directive →
-// token bucket → backoff → sleep) and the attempt sources: commands and HTTP
-// calls.
+// token bucket → backoff → sleep), the outcome it reports, and the Source
+// interface through which it runs attempts. The sources themselves live in
+// subpackages that import runner: runner/command (a process per attempt),
+// runner/request (an HTTP request per attempt) and runner/tcp (a TCP
+// connect); runner knows none of them. It imports acceptor, backoff and
+// bucket.
 package runner
 
 import (

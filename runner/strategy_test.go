@@ -90,8 +90,8 @@ func TestFailureDirectiveStopsAtOnce(t *testing.T) {
 		src := &script{codes: []int{1, 2}, t0: time.Now()}
 		s := newStrategy(constant(time.Second))
 		s.Chain = &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateFailure, Name: "exit 2",
-			Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.Result {
-				return acceptor.Result{Matched: e.Attempt.ExitCode == 2}
+			Matcher: acceptor.MatcherFunc(func(e *acceptor.Env) acceptor.MatchResult {
+				return acceptor.MatchResult{Matched: e.Attempt.ExitCode == 2}
 			})}}}
 		out := s.Run(t.Context(), src)
 		if out.End != EndFailure || len(out.Attempts) != 2 || out.Last().Decision.Name != "exit 2" {

@@ -1,0 +1,87 @@
+package jmes
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// FuzzSplitPathArg: EXPR=VALUE splitting is a round trip: EXPR, "=" and
+// VALUE put back together give the argument; without a value the argument
+// is EXPR. A VALUE with no "=" and an EXPR that compiles and ends in no
+// operator byte split back the same way.
+func FuzzSplitPathArg(f *testing.F) {
+	for _, s := range []string{"a.b=running", "a==`1`", "length(x) >= `2`=true", "a=`\"x=y\"`", "'k=v'=1", "a!=b", "a", "x=", "=x", `a="b=c"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		expr, value, has := SplitPathArg(arg)
+		if !has {
+			if expr != arg || value != "" {
+				t.Fatalf("SplitPathArg(%q) = %q, %q without a value", arg, expr, value)
+			}
+			return
+		}
+		if expr+"="+value != arg {
+			t.Fatalf("SplitPathArg(%q) = %q = %q: not the argument", arg, expr, value)
+		}
+		if strings.Contains(value, "=") || expr == "" || strings.ContainsAny(expr[len(expr)-1:], "=!<>") {
+			return
+		}
+		if _, err := compileJMESPath(expr); err != nil {
+			return
+		}
+		e2, v2, has2 := SplitPathArg(expr + "=" + value)
+		if !has2 || e2 != expr || v2 != value {
+			t.Fatalf("%q=%q split as %q, %q, %v", expr, value, e2, v2, has2)
+		}
+	})
+}
+
+// FuzzParseExpected: a VALUE that is JSON is that JSON value; anything else
+// is the trimmed string; a backquoted VALUE is read the same way between its
+// backquotes. Never a panic.
+func FuzzParseExpected(f *testing.F) {
+	for _, s := range []string{"true", "3", "1.5", `"x"`, "null", "[1]", `{"a":1}`, " running ", "`1`", "1e999", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := ParseExpected(s)
+		text := s
+		if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
+			text = t[1 : len(t)-1] // a JMESPath literal: what is between the backquotes
+		}
+		var want any
+		if err := json.Unmarshal([]byte(text), &want); err != nil {
+			want = strings.TrimSpace(text)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("ParseExpected(%q) = %#v, want %#v", s, got, want)
+		}
+	})
+}
+
+// FuzzNewQuery: an expression compiles or is refused; a compiled one
+// applies to a few documents without panicking, and its result is JSON.
+func FuzzNewQuery(f *testing.F) {
+	for _, s := range []string{"a.b", "Reservations[].Instances[].State.Name", "length(@)", "[::2]", "[::0]", "a || b", "{x: a}", "`1`", "sort_by(@, &a)", "foo[?a > `1`]"} {
+		f.Add(s)
+	}
+	docs := []any{nil, map[string]any{"a": map[string]any{"b": 1.0}}, []any{1.0, "x", true}, "s"}
+	f.Fuzz(func(t *testing.T, expr string) {
+		q, err := NewQuery(expr)
+		if err != nil {
+			return
+		}
+		for _, d := range docs {
+			b, err := q.Apply(d)
+			if err != nil {
+				continue
+			}
+			if !json.Valid(b) {
+				t.Fatalf("%q on %v gave %q, not JSON", expr, d, b)
+			}
+		}
+	})
+}

@@ -1,0 +1,63 @@
+package jmes
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/retry-dev/retry/acceptor"
+)
+
+// Query is the projection of --query EXPR: a JMESPath expression applied to
+// the final attempt's stdout. It is safe for concurrent use.
+type Query struct {
+	expr   *jmesExpr
+	decode func(io.Reader) (any, error)
+}
+
+// NewQuery compiles expr, as path matchers do: an empty or invalid
+// expression, an unknown function or a wrong number of arguments is an
+// error.
+func NewQuery(expr string) (*Query, error) {
+	e, err := compileJMESPath(expr)
+	if err != nil {
+		return nil, err
+	}
+	return &Query{expr: e, decode: NewDecoder([]string{expr}, false)}, nil
+}
+
+// Expression returns the expression as written.
+func (q *Query) Expression() string { return q.expr.src }
+
+// Apply evaluates the query on doc (a document as DecodeJSON returns one)
+// and writes the result as compact JSON followed by a newline: object keys
+// sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
+// result that JSON cannot hold (NaN from avg([]), an expression reference)
+// and a JMESPath runtime error are errors; so is a failure inside the
+// JMESPath library.
+func (q *Query) Apply(doc any) ([]byte, error) {
+	v, err := q.expr.search(doc)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
+	}
+	var b bytes.Buffer
+	w := jsonWriter{b: &b}
+	w.value(v)
+	if w.bad != "" {
+		return nil, fmt.Errorf("evaluating %q: the result holds %s, which JSON cannot represent", q.expr.src, w.bad)
+	}
+	b.WriteByte('\n')
+	return b.Bytes(), nil
+}
+
+// ApplyAttempt applies the query to a's stdout parsed as JSON (empty
+// stdout is {}), building only the parts of the document the expression
+// can reach (see NewDecoder). Stdout that is not JSON is an error wrapping
+// ErrNotJSON.
+func (q *Query) ApplyAttempt(a *acceptor.Attempt) ([]byte, error) {
+	doc, err := acceptor.StdoutDocument(a, q.decode)
+	if err != nil {
+		return nil, err
+	}
+	return q.Apply(doc)
+}

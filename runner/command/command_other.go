@@ -1,0 +1,61 @@
+//go:build unix && !linux
+
+package command
+
+import (
+	"errors"
+	"syscall"
+)
+
+// EnableSubreaper makes retry a child subreaper so that processes escaping
+// an attempt's process group are found and stopped. It is Linux only: here
+// it returns errors.ErrUnsupported.
+func EnableSubreaper() error { return errors.ErrUnsupported }
+
+func isSubreaper() bool { return false }
+
+// waitLeader reaps pid and calls exited. Without waitid(WNOWAIT) the leader
+// is reaped first.
+func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
+	var ws syscall.WaitStatus
+	for {
+		_, err := syscall.Wait4(pid, &ws, 0, nil)
+		if err != syscall.EINTR {
+			exited()
+			return ws, err
+		}
+	}
+}
+
+// awaitLeader starts the pumps at once: without pidfds, poll(2) cannot
+// tell when the leader exits, and the caller's wait does the waiting.
+//
+// A leader stopped waiting for the terminal is not detected here.
+func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
+	for _, p := range pumps {
+		p.start()
+	}
+}
+
+func children(out []int) []int { return out }
+
+// withDeathSignal does nothing: PR_SET_PDEATHSIG is Linux only. Elsewhere
+// an attempt outlives a retry killed by SIGKILL (any other signal is
+// forwarded); its process group can be killed by hand.
+func withDeathSignal(a *syscall.SysProcAttr) {}
+
+// groupHasLive cannot tell zombies apart here: a group with members is live.
+func groupHasLive(pgid int) bool { return true }
+
+// pipeCloexec makes a pipe and marks both ends close-on-exec under
+// syscall.ForkLock, so no concurrent fork inherits them.
+func pipeCloexec(p *[2]int) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
+	if err := syscall.Pipe(p[:]); err != nil {
+		return err
+	}
+	syscall.CloseOnExec(p[0])
+	syscall.CloseOnExec(p[1])
+	return nil
+}

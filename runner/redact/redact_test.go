@@ -1,0 +1,127 @@
+package redact
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://example.com/x?y=1", "https://example.com/x?y=1"},
+		{"https://user:pass@example.com/x", "https://REDACTED@example.com/x"},
+		{"https://user@example.com", "https://REDACTED@example.com"},
+		{"http://u:p@h:8080?q=a@b", "http://REDACTED@h:8080?q=a@b"},
+		{"http://h/path@x", "http://h/path@x"},
+		{"http://h#frag@x", "http://h#frag@x"},
+		{"http://a@b:p@ss@host/", "http://REDACTED@host/"},
+		{"https://us er:p%zz@host/", "https://REDACTED@host/"}, // url.Parse refuses it
+		{"u:p@host/x", "REDACTED@host/x"},
+		{"host/x@y", "host/x@y"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := URL(tt.in); got != tt.want {
+			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactHeader(t *testing.T) {
+	h := http.Header{
+		"Authorization":       {"Bearer secret"},
+		"Proxy-Authorization": {"Basic c2VjcmV0"},
+		"Cookie":              {"a=secret"},
+		"Set-Cookie":          {"s=secret1", "t=secret2"},
+		"x-api-key":           {"secret"}, // not canonical: still matched
+		"Content-Type":        {"application/json"},
+	}
+	got := Header(h)
+	want := http.Header{
+		"Authorization":       {"REDACTED"},
+		"Proxy-Authorization": {"REDACTED"},
+		"Cookie":              {"REDACTED"},
+		"Set-Cookie":          {"REDACTED", "REDACTED"},
+		"x-api-key":           {"REDACTED"},
+		"Content-Type":        {"application/json"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Header = %v, want %v", got, want)
+	}
+	if h.Get("Authorization") != "Bearer secret" {
+		t.Errorf("Header modified its argument: %v", h)
+	}
+	got["Content-Type"][0] = "changed"
+	if h.Get("Content-Type") != "application/json" {
+		t.Errorf("Header shares value slices with its argument")
+	}
+	if Header(nil) != nil {
+		t.Errorf("Header(nil) is not nil")
+	}
+}
+
+func TestRedactError(t *testing.T) {
+	inner := errors.New("dial tcp: connection refused")
+	err := Error(&url.Error{Op: "Get", URL: "http://user:pw@h/", Err: inner})
+	if got, want := err.Error(), `Get "http://REDACTED@h/": dial tcp: connection refused`; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if !errors.Is(err, inner) {
+		t.Errorf("the redacted error does not wrap the original cause")
+	}
+	plain := errors.New("x")
+	if Error(plain) != plain {
+		t.Errorf("an error without URL was changed")
+	}
+	if s := Error(&url.Error{Op: "Get", URL: "http://a:b@h/", Err: &url.Error{Op: "Get", URL: "http://c:d@h2/", Err: inner}}).Error(); strings.Contains(s, "a:b") || strings.Contains(s, "c:d") {
+		t.Errorf("nested URL errors not redacted: %s", s)
+	}
+}
+
+func TestRedactText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"plain text: nothing", "plain text: nothing"},
+		{`Get "https://u:p/ss@h:1/x?access_token=abc&a=1&X-Amz-Signature=f00#k=v": refused`,
+			`Get "https://REDACTED@h:1/x?access_token=REDACTED&a=1&X-Amz-Signature=REDACTED#k=v": refused`},
+		{"http://h:8080/path@x", "http://REDACTED@x"}, // too much hidden rather than a password shown
+		{"Authorization: Bearer S", "Authorization: REDACTED"},
+		{"curl -H 'X-Vault-Token: S3' https://u:S2@h/", "curl -H 'X-Vault-Token: REDACTED' https://REDACTED@h/"},
+		{"token Bearer abc.def-ghi", "token Bearer REDACTED"},
+		{"basic dXNlcjpwYXNz", "basic REDACTED"},
+		{`"headers":"Private-Token: S\nX-Trace: ok"`, `"headers":"Private-Token: REDACTED\nX-Trace: ok"`},
+		{"retry: --idempotency-key: invalid", "retry: --idempotency-key: invalid"},
+		{"https://h/?sig=1;key=2;q=3", "https://h/?sig=REDACTED;key=REDACTED;q=3"},
+	}
+	for _, tt := range tests {
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestRedactArgv(t *testing.T) {
+	in := []string{"curl", "-H", "Authorization: Bearer S", "https://u:S2@h/?token=S3", "--api-key=S4", "--shell", "GITHUB_TOKEN=S5 make", "--page=2"}
+	want := []string{"curl", "-H", "Authorization: REDACTED", "https://REDACTED@h/?token=REDACTED", "--api-key=REDACTED", "--shell", "GITHUB_TOKEN=REDACTED make", "--page=2"}
+	if got := Argv(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Argv = %q\nwant %q", got, want)
+	}
+	if in[2] != "Authorization: Bearer S" {
+		t.Errorf("Argv modified its argument")
+	}
+}
+
+func TestSecretNames(t *testing.T) {
+	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+		if !isSecretName(n) || !IsSecretHeader(n) {
+			t.Errorf("%s is not secret", n)
+		}
+	}
+	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
+		if isSecretName(n) {
+			t.Errorf("%s is secret", n)
+		}
+	}
+}
