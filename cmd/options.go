@@ -83,6 +83,7 @@ type Options struct {
 	set     map[string]bool
 	fromEnv map[string]bool
 
+	// IO is what the command reads, writes and takes its defaults from.
 	IO *IOStreams
 
 	// proc is what the run may do to the retry process itself; nil (tests)
@@ -91,10 +92,12 @@ type Options struct {
 }
 
 // IOStreams is the world a command sees: its standard streams, whether
-// they are terminals, and the environment its defaults come from. Main
-// builds the process's once (SystemIO); tests build one of buffers, so
-// that a whole run goes in-process and nothing reads the real terminal or
-// environment.
+// they are terminals, and the environment its flag defaults and CI
+// conventions come from. Main builds the process's once (SystemIO); tests
+// build one of buffers, so that a whole run goes in-process, reading
+// neither the real terminal nor the RETRY_<FLAG> and CI variables of the
+// test's own environment. (Where scopes keep their state is still read
+// from the process's environment: see stateDir.)
 type IOStreams struct {
 	// In is retry's stdin: what --data @- and --input @- read. An attempt's
 	// stdin must be a file, as the command source needs its descriptor (a
