@@ -84,9 +84,9 @@ func exitFor(code int) error {
 	return &exitError{code: code}
 }
 
-// execute runs the strategy of p, logged by log, until it ends or ctx is
-// done (o.proc forwards signals as ctx's cancellation),
-// writes the final stdout, and returns the outcome and its exit status.
+// execute starts o.proc's switches (signals cancel the run), runs the
+// strategy of p, logged by log, until it ends or ctx is done, writes the
+// final stdout, and returns the outcome and its exit status.
 func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

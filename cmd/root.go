@@ -54,10 +54,10 @@ func usageError(format string, args ...any) error {
 }
 
 // Main runs retry with os.Args and the process's streams and returns the
-// exit status. It is the one place that touches the process: it reads the
-// terminals and the environment (SystemIO), and for run and wait it
-// subscribes to signals and lets a valid run switch on the child-subreaper
-// mode (see process).
+// exit status (exitCode maps errors to it). It is the one place that
+// touches the process: it reads the terminals and the environment
+// (SystemIO), and for run and wait it subscribes to signals and lets a
+// valid run switch on the child-subreaper mode (see process).
 func Main() int {
 	args := os.Args[1:]
 	var proc *process
