@@ -200,21 +200,20 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 
 // buildPlan validates o and builds the strategy and the source. It reads
 // what the flags name (--waiter-file, --input and --data files, --cacert)
-// and opens the --log-file and the --scope store, all closed by the plan's
-// closer and logFile; it changes nothing in the process (see process.start).
-func buildPlan(o *Options) (*plan, error) {
+// and opens the --scope store and, last, the --log-file, which the plan's
+// closer and logFile close (buildPlan closes them itself when it fails); it
+// changes nothing in the process (see process.start).
+func buildPlan(o *Options) (_ *plan, err error) {
 	kind, err := o.validate()
 	if err != nil {
 		return nil, err
 	}
 	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
-	if o.LogFile != "" {
-		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	defer func() {
 		if err != nil {
-			return nil, usageError("--log-file: %v", err)
+			p.closer()
 		}
-		p.logFile = f
-	}
+	}()
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
@@ -291,6 +290,15 @@ func buildPlan(o *Options) (*plan, error) {
 		if err := checkReportWritable(o.Report); err != nil {
 			return nil, usageError("%s: %v", o.flagName("report"), err)
 		}
+	}
+	if o.LogFile != "" {
+		// Last: a command line refused for another reason leaves the file
+		// as it was.
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
 	}
 	return p, nil
 }

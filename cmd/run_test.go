@@ -333,3 +333,23 @@ func TestStreamsReachTheAttempts(t *testing.T) {
 		`retry: succeeded on attempt 2 after \S+`,
 	)
 }
+
+// TestRefusedRunLeavesLogFile: a command line refused after --log-file is
+// read leaves the log file as it was.
+func TestRefusedRunLeavesLogFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "retry.log")
+	if err := os.WriteFile(logFile, []byte("kept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := append([]string{"run", "--log-file", logFile, "--report", filepath.Join(dir, "no", "report.json")}, counter(dir, "true")...)
+	status, stdout, stderr := runArgs(t, context.Background(), nil, args...)
+	if status != exitUsage || stdout != "" {
+		t.Errorf("exit status %d, stdout %q; want %d and none", status, stdout, exitUsage)
+	}
+	matchLines(t, "stderr", stderr, `retry: --report: cannot write report.json in .*`)
+	if b, err := os.ReadFile(logFile); string(b) != "kept\n" {
+		t.Errorf("log file %q (%v), want it untouched", b, err)
+	}
+}
