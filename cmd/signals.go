@@ -14,8 +14,9 @@ import (
 
 // process is what a run of run or wait does to the retry process itself:
 // the signals it forwards to an attempt and the child-subreaper switch.
-// Main makes the one of the real process (newProcess); Options.proc is nil
-// in tests, which stop a run by cancelling its context instead.
+// Main makes the one of the real process (newProcess); tests leave
+// Options.proc nil, or give fakes, and stop a run by cancelling its
+// context instead of sending a signal.
 type process struct {
 	signals *signals
 	// adoptOrphans makes retry a child subreaper (command.EnableSubreaper).
@@ -23,7 +24,7 @@ type process struct {
 }
 
 // newProcess subscribes to the signals in the background (see signals) and
-// names the subreaper switch; nothing is switched on until a run starts
+// names the subreaper switch, which only a run of commands turns on
 // (process.start).
 func newProcess() *process {
 	return &process{signals: notifySignals(), adoptOrphans: command.EnableSubreaper}
