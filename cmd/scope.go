@@ -208,7 +208,7 @@ func exactArgs(n int, usage string) cobra.PositionalArgs {
 func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 	fromEnv := false
 	if !c.Flags().Changed("scope-store") {
-		if v := os.Getenv("RETRY_SCOPE_STORE"); v != "" {
+		if v := o.io.getenv("RETRY_SCOPE_STORE"); v != "" {
 			o.store, fromEnv = v, true
 		}
 	}
