@@ -62,14 +62,14 @@ func runArgs(t *testing.T, ctx context.Context, proc *process, args ...string) (
 	return status, out.String(), errOut.String()
 }
 
-// counter is a shell command, run in dir, that counts its attempts in
-// dir/count (N) before it runs then.
+// counter is a command (sh -c) that, in dir, adds one to the number in
+// dir/count, sets $n to it, and then runs the shell code then.
 func counter(dir, then string) []string {
 	return []string{"sh", "-c", `cd "$1" && n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; ` + then, "sh", dir}
 }
 
-// matchLines splits s into its lines, each matched against the pattern of the
-// same index (anchored), and reports the first mismatch.
+// matchLines checks that s has one line per pattern, each matching the
+// pattern of its index (anchored), and reports every line that does not.
 func matchLines(t *testing.T, what, s string, patterns ...string) {
 	t.Helper()
 	got := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
@@ -351,5 +351,27 @@ func TestRefusedRunLeavesLogFile(t *testing.T) {
 	matchLines(t, "stderr", stderr, `retry: --report: cannot write report.json in .*`)
 	if b, err := os.ReadFile(logFile); string(b) != "kept\n" {
 		t.Errorf("log file %q (%v), want it untouched", b, err)
+	}
+}
+
+// TestEnvironmentComesFromIOStreams: RETRY_<FLAG> defaults and the CI
+// system's variables are read from the streams' environment, and a stderr
+// that is a terminal turns --ci auto's markup off.
+func TestEnvironmentComesFromIOStreams(t *testing.T) {
+	t.Parallel()
+	for _, tty := range []bool{false, true} {
+		dir := t.TempDir()
+		ios, _, errOut := testIO("RETRY_ATTEMPTS=2", "RETRY_DELAY=0", "GITHUB_ACTIONS=true")
+		ios.StderrIsTerminal = tty
+		status := run(context.Background(), append([]string{"run"}, counter(dir, "exit 3")...), ios, nil)
+		if status != 3 {
+			t.Errorf("tty %v: exit status %d, want the command's 3", tty, status)
+		}
+		if b, _ := os.ReadFile(filepath.Join(dir, "count")); string(b) != "2\n" {
+			t.Errorf("tty %v: count %q, want RETRY_ATTEMPTS=2 attempts", tty, b)
+		}
+		if got := strings.HasPrefix(errOut.String(), "::group::attempt 1/2\n"); got == tty {
+			t.Errorf("tty %v: GitHub markup %v, want %v:\n%s", tty, got, !tty, errOut)
+		}
 	}
 }
