@@ -3,81 +3,186 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 )
 
-// TestLayering enforces the architecture table of SPEC.md: backoff/,
-// bucket/ and acceptor/ import no project package; runner/ imports only
-// acceptor, backoff and bucket; nothing but main imports cmd/.
+// module is the import path of this module.
+const module = "github.com/retry-dev/retry"
+
+// floors is SPEC.md's architecture table, by top-level directory: the
+// top-level directories whose packages a package may import. backoff,
+// bucket and acceptor are at the bottom and import only their own
+// subpackages; runner imports them; cmd imports everything below it; only
+// main imports cmd (and tools/mangen, which is not part of the binary:
+// it writes the man pages of cmd's commands). internal/ and bench/ hold
+// programs of their own (a go:generate generator, the servers and Go
+// floors of the bench scripts) that import no project package.
+var floors = map[string][]string{
+	"acceptor": {"acceptor"},
+	"backoff":  {"backoff"},
+	"bucket":   {"bucket"},
+	"runner":   {"runner", "acceptor", "backoff", "bucket"},
+	"cmd":      {"acceptor", "backoff", "bucket", "runner"},
+	".":        {"cmd"},
+	"tools":    {"cmd"},
+	"internal": nil,
+	"bench":    nil,
+}
+
+// imports lists every package of the module (its directory; "." is main)
+// with the project packages it may import, within its floor. A package not
+// listed fails TestLayering: a new package gets a row here.
+var imports = map[string][]string{
+	".": {"cmd"},
+
+	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
+		"backoff", "bucket", "bucket/redis",
+		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+
+	// The strategy loop knows only its Source interface.
+	"runner": {"acceptor", "backoff", "bucket"},
+	// The other attempt sources know the loop (its Result, the causes of a
+	// stopped attempt) and find error codes with acceptor/errorcode.
+	"runner/command": {"acceptor", "acceptor/errorcode", "runner", "runner/output"},
+	"runner/request": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
+	// What the sources keep of an attempt's output, and redaction: leaves
+	// under the sources, which cmd uses too.
+	"runner/output": nil,
+	"runner/redact": nil,
+	// The durable sequence of --state: one step of the runner's loop, kept
+	// in a file. The runner itself does not know it.
+	"runner/durable": {"acceptor", "backoff", "runner"},
+	// The --tcp attempt source.
+	"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
+
+	// The directive core, and what builds on it: JMESPath matchers and
+	// queries, waiter models, the error codes of failed attempts, the
+	// built-in botocore models. The core imports none of them.
+	"acceptor":             nil,
+	"acceptor/jmes":        {"acceptor"},
+	"acceptor/waitermodel": {"acceptor", "acceptor/jmes"},
+	"acceptor/errorcode":   nil,
+	"acceptor/botocore":    nil,
+
+	"backoff":      nil,
+	"bucket":       nil,
+	"bucket/redis": {"bucket"},
+
+	"internal/waitergen": nil,
+	"bench/gofloor":      nil,
+	"bench/httpserver":   nil,
+	"bench/listener":     nil,
+	"bench/stormserver":  nil,
+	"tools/actioncheck":  nil,
+	"tools/mangen":       {"cmd"},
+}
+
+// TestLayering enforces the architecture table of SPEC.md on every package
+// of the module, tests included: each package is in imports, imports only
+// what its row allows (and itself, from an external test), and each row
+// keeps to its floor.
 func TestLayering(t *testing.T) {
-	const module = "github.com/retry-dev/retry"
-	allowed := map[string][]string{
-		"acceptor": nil,
-		"backoff":  nil,
-		"bucket":   nil,
-		// Subpackages keep their parent's rules and may import the parent.
-		"bucket/redis": {"bucket"},
-		"runner":       {"acceptor", "backoff", "bucket"},
-		// The durable sequence of --state: one step of the runner's loop,
-		// kept in a file. The runner itself does not know it.
-		"runner/durable": {"acceptor", "backoff", "runner"},
-		// acceptor/botocore holds the built-in botocore waiter models.
-		"acceptor/botocore": nil,
-		// JMESPath matchers and queries, waiter models, error codes of
-		// failed attempts: above the directive core, never below it.
-		"acceptor/errorcode":   nil,
-		"acceptor/jmes":        {"acceptor"},
-		"acceptor/waitermodel": {"acceptor", "acceptor/jmes"},
-		// runner/tcp is the --tcp attempt source.
-		"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
-		// The other attempt sources know the loop (its Result, the causes
-		// of a stopped attempt); the loop knows only its Source interface.
-		"runner/command": {"acceptor", "runner", "runner/output"},
-		"runner/request": {"acceptor", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
-		// What the sources keep of an attempt's output, and redaction:
-		// leaves under the sources, which cmd uses too.
-		"runner/output": nil,
-		"runner/redact": nil,
-		"cmd":           {"acceptor", "backoff", "bucket", "bucket/redis", "runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp", "acceptor/botocore"},
-	}
-	for pkg, ok := range allowed {
-		files, err := filepath.Glob(filepath.Join(pkg, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s/: %v", pkg, err)
+	pkgs := packageDirs(t)
+	for _, dir := range pkgs {
+		if _, ok := imports[dir]; !ok {
+			t.Errorf("package %s/ has no row in layering_test.go's imports: add one (SPEC.md says what it may import)", dir)
 		}
-		for _, f := range files {
-			src, err := os.ReadFile(f)
-			if err != nil {
-				t.Fatal(err)
+	}
+	for dir, allowed := range imports {
+		if !slices.Contains(pkgs, dir) {
+			t.Errorf("imports has a row for %s/, which is not a package of the module: remove it", dir)
+		}
+		for _, dep := range allowed {
+			if !slices.Contains(floors[top(dir)], top(dep)) {
+				t.Errorf("imports lets %s/ import %s: %s/ may import only from %v (SPEC.md)", dir, dep, top(dir), floors[top(dir)])
 			}
-			ast, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, imp := range ast.Imports {
-				path, _ := strconv.Unquote(imp.Path.Value)
-				if !strings.HasPrefix(path, module+"/") {
-					continue
-				}
-				dep := strings.TrimPrefix(path, module+"/")
-				top, _, _ := strings.Cut(dep, "/")                          // bucket/redis is part of bucket
-				if dep != pkg && !contains(ok, dep) && !contains(ok, top) { // external tests import their own package
-					t.Errorf("%s imports %s: %s/ may import only %v", f, path, pkg, ok)
+		}
+	}
+	for _, dir := range pkgs {
+		allowed := imports[dir]
+		for file, deps := range projectImports(t, dir) {
+			for _, dep := range deps {
+				if dep != dir && !slices.Contains(allowed, dep) { // external tests import their own package
+					t.Errorf("%s imports %s: %s/ may import only %v", file, module+"/"+dep, dir, allowed)
 				}
 			}
 		}
 	}
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
+// top returns the top-level directory of a package directory: bucket for
+// bucket/redis, "." for main.
+func top(dir string) string {
+	first, _, _ := strings.Cut(dir, "/")
+	return first
+}
+
+// packageDirs returns the directories of the module that hold Go files,
+// relative to the module root ("." for main), skipping testdata, hidden
+// directories (.git) and bench/out.
+func packageDirs(t *testing.T) []string {
+	t.Helper()
+	seen := map[string]bool{}
+	var dirs []string
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if p != "." && (name == "testdata" || strings.HasPrefix(name, ".") || filepath.ToSlash(p) == "bench/out") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if dir := filepath.ToSlash(filepath.Dir(p)); strings.HasSuffix(p, ".go") && !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dirs) < 10 {
+		t.Fatalf("found only the packages %v: is the test running in the module root?", dirs)
+	}
+	return dirs
+}
+
+// projectImports returns, for each Go file of dir, the project packages it
+// imports, as directories.
+func projectImports(t *testing.T, dir string) map[string][]string {
+	t.Helper()
+	files, err := filepath.Glob(path.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast, err := parser.ParseFile(token.NewFileSet(), f, src, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if dep, ok := strings.CutPrefix(p, module+"/"); ok {
+				out[f] = append(out[f], dep)
+			} else if p == module {
+				out[f] = append(out[f], ".")
+			}
 		}
 	}
-	return false
+	return out
 }

@@ -199,9 +199,6 @@ type Env struct {
 	found    [2][]bool // which of literals' literals each window holds
 }
 
-// NewEnv returns an Env for a, for tests and callers outside a Chain.
-func NewEnv(a *Attempt) *Env { return &Env{Attempt: a} }
-
 // Input returns the chain's Input (nil when it has none): path matchers
 // see {"input": Input, "output": stdout} in Document when it is set.
 func (e *Env) Input() any { return e.input }

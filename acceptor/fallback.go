@@ -30,11 +30,11 @@ var commandThrottlingCodes = map[string]bool{
 	"429":                true,
 }
 
-// IsThrottlingResponse reports whether an HTTP status with an error code is a
+// isThrottlingResponse reports whether an HTTP status with an error code is a
 // throttling error under seed 002: 429; 400 with a throttling code; 403
 // RequestThrottled; 502 EC2ThrottledException; 503 SlowDown or
 // RequestLimitExceeded; 509 BandwidthLimitExceeded.
-func IsThrottlingResponse(status int, code string) bool {
+func isThrottlingResponse(status int, code string) bool {
 	switch status {
 	case 429:
 		return true
@@ -64,7 +64,7 @@ func IsThrottlingResponse(status int, code string) bool {
 // (server-side). The throttling codes are seed 002's list plus kubectl's
 // TooManyRequests, gcloud's RESOURCE_EXHAUSTED and 429.
 //
-// HTTP: 2xx succeeds; throttling responses (IsThrottlingResponse) are a retry
+// HTTP: 2xx succeeds; throttling responses (isThrottlingResponse) are a retry
 // (throttling); 408, 500, 502, 503 and 504 a retry (server-side); other
 // statuses fail. A transport error is a retry (client-side) when Transient,
 // else a failure; a timeout is a retry (timeout).
@@ -108,7 +108,7 @@ func httpFallback(a *Attempt) (Directive, string) {
 	switch {
 	case a.Status >= 200 && a.Status < 300:
 		return Succeed, why
-	case IsThrottlingResponse(a.Status, a.ErrorCode):
+	case isThrottlingResponse(a.Status, a.ErrorCode):
 		return RetryThrottle, why
 	}
 	switch a.Status {

@@ -103,7 +103,7 @@ func TestOutputPrefilterKeepsEveryMatch(t *testing.T) {
 		}
 		// Outside a chain too.
 		for i, re := range res {
-			if got, w := acc[i].Matcher.Match(NewEnv(a)).Matched, re.Match(a.StdoutTail) || re.Match(a.StderrTail); got != w {
+			if got, w := acc[i].Matcher.Match(&Env{Attempt: a}).Matched, re.Match(a.StdoutTail) || re.Match(a.StderrTail); got != w {
 				t.Fatalf("%s alone on %q/%q: %v, want %v", re, a.StdoutTail, a.StderrTail, got, w)
 			}
 		}
@@ -193,7 +193,7 @@ func FuzzOutputPrefilter(f *testing.F) {
 		// matches the empty stderr whatever stdout holds.
 		want := re.MatchString(text) || re.MatchString("")
 		m := OutputMatcher(re)
-		if got := m.Match(NewEnv(a)).Matched; got != want {
+		if got := m.Match(&Env{Attempt: a}).Matched; got != want {
 			t.Fatalf("%q on %q alone: %v, want %v (literals %q)", pattern, text, got, want, requiredLiterals(re))
 		}
 		d := (&Chain{Acceptors: []Acceptor{{State: StateSuccess, Matcher: m}}, Fallback: func(*Attempt) (Directive, string) { return Fail, "" }}).Evaluate(a)

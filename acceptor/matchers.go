@@ -14,8 +14,8 @@ import (
 const maxShownMatch = 80
 
 // truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
-// with "…". (acceptor/errorcode has its twin: a dozen lines are not worth
-// a package both would import.)
+// with "…". acceptor/errorcode has its twin: a dozen lines are not worth a
+// package both would import, and neither imports the other.
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -42,8 +42,8 @@ func isHTTPAttempt(a *Attempt) bool { return !a.HasExitCode() }
 // ExitMatcher matches a command attempt whose exit status is in codes
 // (--success-exit and friends). A timed-out attempt and one that could not
 // start (126, 127) are matched on the status they carry. HTTP and TCP
-// attempts (no exit status) never match; nor does anything when codes is empty. Value is
-// "exit status N".
+// attempts (no exit status) never match; nor does anything when codes is
+// empty. Value is "exit status N".
 func ExitMatcher(codes Codes) Matcher {
 	return MatcherFunc(func(env *Env) MatchResult {
 		a := envAttempt(env)

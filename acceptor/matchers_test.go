@@ -23,7 +23,7 @@ var (
 	httpRefused  = Attempt{Number: 1, Failed: true, Kind: HTTPAttempt, Err: errors.New("connection refused"), Transient: true}
 )
 
-func match(m Matcher, a Attempt) MatchResult { return m.Match(NewEnv(&a)) }
+func match(m Matcher, a Attempt) MatchResult { return m.Match(&Env{Attempt: &a}) }
 
 func codes(t *testing.T, parse func(string) (Codes, error), s string) Codes {
 	t.Helper()

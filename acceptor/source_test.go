@@ -73,7 +73,7 @@ func TestHasExitCodeFollowsKind(t *testing.T) {
 	// An HTTP attempt's ExitCode of 0 is not an exit status: --success-exit
 	// 0 does not match it.
 	http := &Attempt{Kind: HTTPAttempt, Status: 503, Failed: true}
-	if r := ExitMatcher(Codes{{0, 0}}).Match(NewEnv(http)); r.Matched || r.Value != "no exit status (HTTP)" {
+	if r := ExitMatcher(Codes{{0, 0}}).Match(&Env{Attempt: http}); r.Matched || r.Value != "no exit status (HTTP)" {
 		t.Errorf("exit matcher on HTTP 503: %+v", r)
 	}
 	if d, why := RunFallback(http); d != RetryServer || why != "HTTP 503" {

@@ -346,29 +346,20 @@ func tailText(b []byte) string {
 var (
 	// secretLine is a header-like line of a secret header, or a
 	// password=/token=/secret= assignment.
-	secretLine = &lazyRegexp{expr: `(?im)^(\s*(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-amz-security-token)\s*:\s*).+$`}
-	secretPair = &lazyRegexp{expr: `(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key)\s*[=:]\s*)("[^"]*"|[^\s"&,;]+)`}
-	urlUser    = &lazyRegexp{expr: `(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`}
+	secretLine = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?im)^(\s*(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-amz-security-token)\s*:\s*).+$`)
+	})
+	secretPair = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key)\s*[=:]\s*)("[^"]*"|[^\s"&,;]+)`)
+	})
+	urlUser = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`) })
 )
-
-// lazyRegexp is a regexp compiled on first use; its variables are static
-// data (&lazyRegexp{expr: …}), so no code runs for them at start-up.
-type lazyRegexp struct {
-	expr string
-	once sync.Once
-	re   *regexp.Regexp
-}
-
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re
-}
 
 // redactText hides what commonly leaks into output: credentials in URLs
 // (scheme://user:password@), secret headers (Authorization: …) and
 // password=, token=, secret= and api_key= values.
 func redactText(s string) string {
-	s = urlUser.get().ReplaceAllString(s, "${1}"+redact.Placeholder+"@")
-	s = secretLine.get().ReplaceAllString(s, "${1}"+redact.Placeholder)
-	return secretPair.get().ReplaceAllString(s, "${1}"+redact.Placeholder)
+	s = urlUser().ReplaceAllString(s, "${1}"+redact.Placeholder+"@")
+	s = secretLine().ReplaceAllString(s, "${1}"+redact.Placeholder)
+	return secretPair().ReplaceAllString(s, "${1}"+redact.Placeholder)
 }

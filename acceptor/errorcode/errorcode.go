@@ -26,50 +26,43 @@ var (
 	//   An error occurred (ThrottlingException) when calling the DescribeStacks operation (reached max retries: 4): Rate exceeded
 	//   aws: [ERROR]: An error occurred (NoRegion): You must specify a region.
 	//   fatal error: An error occurred (404) when calling the HeadObject operation: Key "k" does not exist
-	awsErrorLine = &lazyRegexp{expr: `An error occurred \(([^()\s]+)\)(?: when calling the \S+ operation)?(?: \(reached max retries: \d+\))?(?::\s*(.*))?`}
+	awsErrorLine = lazyRegexp(`An error occurred \(([^()\s]+)\)(?: when calling the \S+ operation)?(?: \(reached max retries: \d+\))?(?::\s*(.*))?`)
 
 	// kubectl: Error from server (NotFound): pods "x" not found
-	kubectlErrorLine = &lazyRegexp{expr: `Error from server \(([A-Za-z][A-Za-z0-9]*)\)(?::\s*(.*))?`}
+	kubectlErrorLine = lazyRegexp(`Error from server \(([A-Za-z][A-Za-z0-9]*)\)(?::\s*(.*))?`)
 
 	// gcloud: ERROR: (gcloud.compute.instances.describe) REST OF LINE
-	gcloudErrorLine = &lazyRegexp{expr: `^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`}
+	gcloudErrorLine = lazyRegexp(`^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`)
 	// The forms of REST OF LINE that carry a code.
-	gcloudCanonical     = &lazyRegexp{expr: `^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}):\s*(.*)$`} // NOT_FOUND: …
-	gcloudHTTPError     = &lazyRegexp{expr: `^HTTPError (\d{3}):?\s*(.*)$`}                        // HTTPError 404: …
-	gcloudResponse      = &lazyRegexp{expr: `^ResponseError: (?:code=(\d{3}), message=(.*)|status=\[(\d{3})\], code=\[[^\]]*\], message=\[(.*)\])$`}
-	gcloudGRPC          = &lazyRegexp{expr: `^Error Response: \[(\d{1,2})\]\s*(.*)$`} // Error Response: [13] …
-	gcloudHTTPAccessing = &lazyRegexp{expr: `HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`}
-	gcloudNotFound      = &lazyRegexp{expr: `^\s*- (The resource '.*' was not found)\s*$`} // after "Could not fetch resource:"
+	gcloudCanonical     = lazyRegexp(`^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}):\s*(.*)$`) // NOT_FOUND: …
+	gcloudHTTPError     = lazyRegexp(`^HTTPError (\d{3}):?\s*(.*)$`)                        // HTTPError 404: …
+	gcloudResponse      = lazyRegexp(`^ResponseError: (?:code=(\d{3}), message=(.*)|status=\[(\d{3})\], code=\[[^\]]*\], message=\[(.*)\])$`)
+	gcloudGRPC          = lazyRegexp(`^Error Response: \[(\d{1,2})\]\s*(.*)$`) // Error Response: [13] …
+	gcloudHTTPAccessing = lazyRegexp(`HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`)
+	gcloudNotFound      = lazyRegexp(`^\s*- (The resource '.*' was not found)\s*$`) // after "Could not fetch resource:"
 
 	// Azure CLI: ERROR: (ResourceGroupNotFound) Resource group 'x' could not be found.
-	azureErrorLine = &lazyRegexp{expr: `^ERROR: \(([A-Za-z][\w.]*)\)\s*(.*)$`}
+	azureErrorLine = lazyRegexp(`^ERROR: \(([A-Za-z][\w.]*)\)\s*(.*)$`)
 
 	// A top-level "Code:" line: AWS CLI --cli-error-format yaml, Azure CLI.
-	codeLine    = &lazyRegexp{expr: `^Code: *([^\s:]+)\s*$`}
-	messageLine = &lazyRegexp{expr: `^Message: *(.*)$`}
+	codeLine    = lazyRegexp(`^Code: *([^\s:]+)\s*$`)
+	messageLine = lazyRegexp(`^Message: *(.*)$`)
 
 	// curl -f: curl: (22) The requested URL returned error: 503
-	curlErrorLine = &lazyRegexp{expr: `curl: \(22\) The requested URL returned error: (\d{3})\b\s*(.*)$`}
+	curlErrorLine = lazyRegexp(`curl: \(22\) The requested URL returned error: (\d{3})\b\s*(.*)$`)
 
 	// gh: "gh: Not Found (HTTP 404)" and "HTTP 404: Not Found (https://…)".
-	ghSuffix = &lazyRegexp{expr: `^gh: (.*) \(HTTP (\d{3})\)\s*$`}
-	ghPrefix = &lazyRegexp{expr: `^HTTP (\d{3}): (.*)$`}
+	ghSuffix = lazyRegexp(`^gh: (.*) \(HTTP (\d{3})\)\s*$`)
+	ghPrefix = lazyRegexp(`^HTTP (\d{3}): (.*)$`)
 
-	ansiEscape = &lazyRegexp{expr: "\x1b\\[[0-9;?]*[ -/]*[@-~]"}
+	ansiEscape = lazyRegexp("\x1b\\[[0-9;?]*[ -/]*[@-~]")
 )
 
-// lazyRegexp compiles expr on first use, so that retry's start-up does not
-// pay for the patterns of CLIs an attempt never prints. Its variables are
-// static data (&lazyRegexp{expr: …}): no code runs for them at start-up.
-type lazyRegexp struct {
-	expr string
-	once sync.Once
-	re   *regexp.Regexp
-}
-
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re
+// lazyRegexp returns a function that compiles expr on its first call
+// (sync.OnceValue) and returns that regexp on every call, so that retry's
+// start-up does not pay for the patterns of CLIs an attempt never prints.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // grpcCodes names the canonical gRPC status codes, which gcloud prints by
@@ -173,7 +166,7 @@ func (t lineText) line(l lineSpan) []byte {
 	b := t[l.start:l.end]
 	b = bytes.TrimSuffix(b, []byte("\r"))
 	if bytes.IndexByte(b, 0x1b) >= 0 {
-		b = ansiEscape.get().ReplaceAll(b, nil)
+		b = ansiEscape().ReplaceAll(b, nil)
 	}
 	return b
 }
@@ -198,45 +191,45 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 		}
 	}
 	if bytes.Contains(line, []byte("An error occurred (")) {
-		if m := awsErrorLine.get().FindSubmatch(line); m != nil {
+		if m := awsErrorLine().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.Contains(line, []byte("Error from server (")) {
-		if m := kubectlErrorLine.get().FindSubmatch(line); m != nil {
+		if m := kubectlErrorLine().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.HasPrefix(line, []byte("ERROR: (")) {
-		if m := gcloudErrorLine.get().FindSubmatch(line); m != nil {
+		if m := gcloudErrorLine().FindSubmatch(line); m != nil {
 			return p.parseGcloud(l, m[1])
 		}
-		if m := azureErrorLine.get().FindSubmatch(line); m != nil {
+		if m := azureErrorLine().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.Contains(line, []byte("HttpError accessing <")) {
-		if m := gcloudHTTPAccessing.get().FindSubmatch(line); m != nil {
+		if m := gcloudHTTPAccessing().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), "")
 		}
 	}
 	if bytes.HasPrefix(line, []byte("Code:")) {
-		if m := codeLine.get().FindSubmatch(line); m != nil {
+		if m := codeLine().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), p.blockMessage(l))
 		}
 	}
 	if bytes.Contains(line, []byte("curl: (22)")) {
-		if m := curlErrorLine.get().FindSubmatch(line); m != nil {
+		if m := curlErrorLine().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.HasPrefix(line, []byte("gh: ")) {
-		if m := ghSuffix.get().FindSubmatch(line); m != nil {
+		if m := ghSuffix().FindSubmatch(line); m != nil {
 			return codeFound(string(m[2]), string(m[1]))
 		}
 	}
 	if bytes.HasPrefix(line, []byte("HTTP ")) {
-		if m := ghPrefix.get().FindSubmatch(line); m != nil {
+		if m := ghPrefix().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
@@ -245,19 +238,19 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 
 // parseGcloud reads what follows "ERROR: (gcloud.…) ".
 func (p *stderrParser) parseGcloud(l lineSpan, rest []byte) (code, message string, ok bool) {
-	if m := gcloudCanonical.get().FindSubmatch(rest); m != nil {
+	if m := gcloudCanonical().FindSubmatch(rest); m != nil {
 		return codeFound(string(m[1]), string(m[2]))
 	}
-	if m := gcloudHTTPError.get().FindSubmatch(rest); m != nil {
+	if m := gcloudHTTPError().FindSubmatch(rest); m != nil {
 		return codeFound(string(m[1]), string(m[2]))
 	}
-	if m := gcloudResponse.get().FindSubmatch(rest); m != nil {
+	if m := gcloudResponse().FindSubmatch(rest); m != nil {
 		if len(m[1]) > 0 {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 		return codeFound(string(m[3]), string(m[4]))
 	}
-	if m := gcloudGRPC.get().FindSubmatch(rest); m != nil {
+	if m := gcloudGRPC().FindSubmatch(rest); m != nil {
 		n, _ := strconv.Atoi(string(m[1]))
 		if n > 0 && n < len(grpcCodes) {
 			return codeFound(grpcCodes[n], string(m[2]))
@@ -266,7 +259,7 @@ func (p *stderrParser) parseGcloud(l lineSpan, rest []byte) (code, message strin
 	}
 	if string(bytes.TrimSpace(rest)) == "Could not fetch resource:" {
 		if next, ok := p.text.next(l); ok {
-			if m := gcloudNotFound.get().FindSubmatch(p.text.line(next)); m != nil {
+			if m := gcloudNotFound().FindSubmatch(p.text.line(next)); m != nil {
 				return codeFound("NOT_FOUND", string(m[1]))
 			}
 		}
@@ -286,7 +279,7 @@ func (p *stderrParser) blockMessage(l lineSpan) string {
 			if len(bytes.TrimSpace(text)) == 0 {
 				break
 			}
-			if m := messageLine.get().FindSubmatch(text); m != nil {
+			if m := messageLine().FindSubmatch(text); m != nil {
 				return string(m[1])
 			}
 			n++
@@ -525,7 +518,9 @@ func cleanMessage(s string) string {
 }
 
 // truncateUTF8 cuts s to at most n bytes at a rune boundary, marking the cut
-// with "…".
+// with "…". The directive core has its twin (acceptor/matchers.go): a dozen
+// lines are not worth a package both would import, and neither imports the
+// other.
 func truncateUTF8(s string, n int) string {
 	if len(s) <= n {
 		return s

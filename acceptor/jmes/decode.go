@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"reflect"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -24,7 +24,7 @@ import (
 // The analysis works on "needs": what of a value an expression observes.
 //
 //   - nil: nothing; the value may be left out.
-//   - full: everything; the value is built as DecodeJSON builds it.
+//   - full: everything; the value is built as acceptor.DecodeJSON builds it.
 //   - otherwise the value's JSON type is observed (null or not, object or
 //     array, …) and a scalar is kept whole; an object keeps only the keys in
 //     fields (each with its need) or, with all set, every key (each with
@@ -141,7 +141,7 @@ func (an *analyzer) needOf(src string) (n *need) {
 	if err != nil {
 		return an.full
 	}
-	root, ok := asASTNode(reflect.ValueOf(ast))
+	root, ok := rootNode(ast)
 	if !ok {
 		return an.full
 	}
@@ -362,19 +362,19 @@ func (an *analyzer) function(name string, args []astNode, r *need) *need {
 	return each(an.full) // merge, values, to_string, and anything unusual
 }
 
-// PathSet is what a set of JMESPath expressions can observe of a JSON
+// pathSet is what a set of JMESPath expressions can observe of a JSON
 // document: the paths to keep when decoding it. Build one with
-// NeededPaths.
-type PathSet struct {
+// neededPaths.
+type pathSet struct {
 	an   *analyzer
 	root *need
 }
 
-// NeededPaths analyzes exprs and returns what they observe, together, of
+// neededPaths analyzes exprs and returns what they observe, together, of
 // the document they are applied to. An expression that does not compile is
 // an error; one the analysis cannot follow (say `to_string(@)`) needs the
 // whole document. No expressions observe nothing.
-func NeededPaths(exprs []string) (*PathSet, error) {
+func neededPaths(exprs []string) (*pathSet, error) {
 	an := newAnalyzer()
 	var root *need
 	for _, src := range exprs {
@@ -383,17 +383,17 @@ func NeededPaths(exprs []string) (*PathSet, error) {
 		}
 		root = an.merge(root, an.needOf(src))
 	}
-	return &PathSet{an: an, root: root}, nil
+	return &pathSet{an: an, root: root}, nil
 }
 
 // Everything reports whether the whole document is needed.
-func (p *PathSet) Everything() bool { return p.root != nil && p.root.full }
+func (p *pathSet) Everything() bool { return p.root != nil && p.root.full }
 
 // Field returns what p observes of the value of key in the document, as a
-// PathSet for that value: for expressions over {"input": …, "output": …},
+// pathSet for that value: for expressions over {"input": …, "output": …},
 // Field("output") is what they observe of the output.
-func (p *PathSet) Field(key string) *PathSet {
-	return &PathSet{an: p.an, root: p.an.field(p.root, key)}
+func (p *pathSet) Field(key string) *pathSet {
+	return &pathSet{an: p.an, root: p.an.field(p.root, key)}
 }
 
 // String writes the set compactly: * for everything, {key:…} for the keys
@@ -401,7 +401,7 @@ func (p *PathSet) Field(key string) *PathSet {
 // type only; "" for nothing. The paths of
 // Reservations[].Instances[].State.Name are
 // {Reservations:[{Instances:[{State:{Name:*}}]}]}.
-func (p *PathSet) String() string {
+func (p *pathSet) String() string {
 	var b strings.Builder
 	writeNeed(&b, p.root)
 	return b.String()
@@ -419,11 +419,7 @@ func writeNeed(b *strings.Builder, n *need) {
 		return
 	}
 	if len(n.fields) > 0 || n.all != nil {
-		keys := make([]string, 0, len(n.fields))
-		for k := range n.fields {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(n.fields))
 		b.WriteByte('{')
 		for i, k := range keys {
 			if i > 0 {
@@ -466,13 +462,13 @@ func isPlainKey(k string) bool {
 	return true
 }
 
-// Decoder returns a decoder that builds only the parts of a document in p
-// and skips the rest, for Chain.Decode. It accepts and refuses exactly the
-// documents DecodeJSON does (syntax, trailing data, nesting deeper than
-// 10000, numbers beyond float64, in the skipped parts too), and builds
-// the kept parts exactly as DecodeJSON does. Every key of p that the
-// document lacks is simply absent.
-func (p *PathSet) Decoder() func(io.Reader) (any, error) {
+// Decoder returns a decoder that builds only the parts of a document in p and
+// skips the rest, for acceptor.Chain.Decode. It accepts and refuses exactly
+// the documents acceptor.DecodeJSON does (syntax, trailing data, nesting
+// deeper than 10000, numbers beyond float64, in the skipped parts too), and
+// builds the kept parts exactly as acceptor.DecodeJSON does. Every key of p
+// that the document lacks is simply absent.
+func (p *pathSet) Decoder() func(io.Reader) (any, error) {
 	root := p.root
 	if root == nil {
 		root = p.an.typ
@@ -481,27 +477,27 @@ func (p *PathSet) Decoder() func(io.Reader) (any, error) {
 	return func(r io.Reader) (any, error) { return decodePruned(r, pl) }
 }
 
-// NewDecoder returns a Chain.Decode function that builds only what exprs
-// can observe of stdout. With wrapped set, the expressions are evaluated on
-// {"input": …, "output": stdout} (the chain has an Input) and only what they
-// observe of "output" is built. An element of exprs may also be the
-// argument of a path flag, EXPR=VALUE: it counts as EXPR. An expression
-// that does not compile or that the analysis cannot follow makes the
-// decoder build everything, as DecodeJSON does; so does a nil or empty
-// exprs.
-func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
+// newDecoder returns an acceptor.Chain.Decode function that builds only what
+// exprs can observe of stdout. With wrapped set, the expressions are
+// evaluated on {"input": …, "output": stdout} (the chain has an Input) and
+// only what they observe of "output" is built. An element of exprs may also
+// be the argument of a path flag, EXPR=VALUE: it counts as EXPR. An
+// expression that does not compile or that the analysis cannot follow makes
+// the decoder build everything, as acceptor.DecodeJSON does; so does a nil or
+// empty exprs.
+func newDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	if len(exprs) == 0 {
 		return decodeAll
 	}
 	exprs = append([]string(nil), exprs...)
 	for i, e := range exprs {
 		if _, err := compileJMESPath(e); err != nil {
-			if expr, _, ok := SplitPathArg(e); ok {
+			if expr, _, ok := splitPathArg(e); ok {
 				exprs[i] = expr
 			}
 		}
 	}
-	p, err := NeededPaths(exprs)
+	p, err := neededPaths(exprs)
 	if err != nil {
 		return decodeAll
 	}
@@ -511,13 +507,13 @@ func NewDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 	return p.Decoder()
 }
 
-// DecoderFor returns a Chain.Decode function for c: it builds only what c's
-// path matchers (PathMatch, from PathMatcher, NewPathMatcher or a waiter
-// model) and the given queries can observe of stdout, taking c.Input and
-// the matchers' scopes (Smithy output and inputOutput) into account.
+// DecoderFor returns an acceptor.Chain.Decode function for c: it builds only
+// what c's path matchers (PathMatch, from PathMatcher, NewPathMatcher or a
+// waiter model) and the given queries can observe of stdout, taking c.Input
+// and the matchers' scopes (Smithy output and inputOutput) into account.
 // Queries are applied to stdout itself. Matchers of other kinds are assumed
-// not to read Env.Document: a custom matcher that does sees the pruned
-// document.
+// not to read acceptor.Env.Document: a custom matcher that does sees the
+// pruned document.
 func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, error) {
 	an := newAnalyzer()
 	var stdout *need
@@ -538,7 +534,7 @@ func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, erro
 			stdout = an.merge(stdout, an.needOf(q.expr.src))
 		}
 	}
-	return (&PathSet{an: an, root: stdout}).Decoder()
+	return (&pathSet{an: an, root: stdout}).Decoder()
 }
 
 // pruning is a need compiled for decoding: what the decoder keeps of a
@@ -566,11 +562,7 @@ func buildPruning(an *analyzer, n *need, memo map[*need]*pruning) *pruning {
 		p.full = true
 		return p
 	}
-	keys := make([]string, 0, len(n.fields))
-	for k := range n.fields {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(n.fields))
 	for _, k := range keys {
 		p.keys = append(p.keys, pruningKey{k, buildPruning(an, an.merge(n.fields[k], n.all), memo)})
 	}
@@ -604,12 +596,12 @@ func (p *pruning) lookup(key []byte) (q *pruning, name string, kept bool) {
 	return p.other, "", p.other != nil
 }
 
-// decodeAll decodes everything, as DecodeJSON does.
+// decodeAll decodes everything, as acceptor.DecodeJSON does.
 func decodeAll(r io.Reader) (any, error) { return decodePruned(r, nil) }
 
-// jsonOptions make jsontext accept what encoding/json (DecodeJSON) accepts:
-// invalid UTF-8 and lone surrogates become U+FFFD, a repeated key keeps its
-// last value.
+// jsonOptions make jsontext accept what encoding/json (acceptor.DecodeJSON)
+// accepts: invalid UTF-8 and lone surrogates become U+FFFD, a repeated key
+// keeps its last value.
 var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
 
 // prunedDecoder builds the parts of one JSON document that a pruning keeps,

@@ -56,7 +56,7 @@ func sameDecode(t *testing.T, name string, decode func(io.Reader) (any, error), 
 
 func TestDecodersAgreeWithDecodeJSON(t *testing.T) {
 	t.Parallel()
-	pruned := NewDecoder([]string{"a.b[0].c", "e[1][0]"}, false)
+	pruned := newDecoder([]string{"a.b[0].c", "e[1][0]"}, false)
 	for _, doc := range decodeCases {
 		sameDecode(t, "full", decodeAll, doc, true)
 		sameDecode(t, "pruned", pruned, doc, false)
@@ -77,10 +77,10 @@ func TestDecoderSkipsNumberRange(t *testing.T) {
 	if _, err := decodeAll(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number 1e999") {
 		t.Fatalf("full decode: got %v", err)
 	}
-	if _, err := NewDecoder([]string{"a.b[0].c"}, false)(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number -1e400") {
+	if _, err := newDecoder([]string{"a.b[0].c"}, false)(strings.NewReader(doc)); err == nil || !strings.Contains(err.Error(), "cannot unmarshal number -1e400") {
 		t.Fatalf("a kept number beyond float64: got %v", err)
 	}
-	v, err := NewDecoder([]string{"a"}, false)(strings.NewReader(`{"skipped":[1e999],"a":1}`))
+	v, err := newDecoder([]string{"a"}, false)(strings.NewReader(`{"skipped":[1e999],"a":1}`))
 	if err != nil || v.(map[string]any)["a"] != 1.0 {
 		t.Fatalf("a skipped number beyond float64: got %v, %v", v, err)
 	}
@@ -91,9 +91,9 @@ func TestDecoderDepthLimit(t *testing.T) {
 	for _, depth := range []int{10000, 10001} {
 		doc := strings.Repeat("[", depth) + strings.Repeat("]", depth)
 		sameDecode(t, fmt.Sprintf("full depth %d", depth), decodeAll, doc, true)
-		sameDecode(t, fmt.Sprintf("pruned depth %d", depth), NewDecoder([]string{"a"}, false), doc, false)
+		sameDecode(t, fmt.Sprintf("pruned depth %d", depth), newDecoder([]string{"a"}, false), doc, false)
 		obj := `{"x":` + strings.Repeat(`{"a":`, depth-1) + "1" + strings.Repeat("}", depth)
-		sameDecode(t, fmt.Sprintf("skipped depth %d", depth), NewDecoder([]string{"y"}, false), obj, false)
+		sameDecode(t, fmt.Sprintf("skipped depth %d", depth), newDecoder([]string{"y"}, false), obj, false)
 	}
 }
 
@@ -101,7 +101,7 @@ func TestDecoderReadError(t *testing.T) {
 	t.Parallel()
 	boom := fmt.Errorf("disk on fire")
 	r := io.MultiReader(strings.NewReader(`{"a": [1, 2`), iotest.ErrReader(boom))
-	_, err := NewDecoder([]string{"a"}, false)(r)
+	_, err := newDecoder([]string{"a"}, false)(r)
 	if err != boom {
 		t.Fatalf("got %v, want the read error", err)
 	}
@@ -155,7 +155,7 @@ func TestNeededPaths(t *testing.T) {
 			"{services:[{deployments:{**:_},desiredCount:*,runningCount:*}]}"},
 	}
 	for _, tt := range tests {
-		p, err := NeededPaths(tt.exprs)
+		p, err := neededPaths(tt.exprs)
 		if err != nil {
 			t.Errorf("%q: %v", tt.exprs, err)
 			continue
@@ -164,14 +164,14 @@ func TestNeededPaths(t *testing.T) {
 			t.Errorf("%q: got %s, want %s", tt.exprs, got, tt.want)
 		}
 	}
-	if _, err := NeededPaths([]string{"a.", "b"}); err == nil {
+	if _, err := neededPaths([]string{"a.", "b"}); err == nil {
 		t.Error("an invalid expression: no error")
 	}
-	p, _ := NeededPaths([]string{"output.a", "input.b"})
+	p, _ := neededPaths([]string{"output.a", "input.b"})
 	if got := p.Field("output").String(); got != "{a:*}" {
 		t.Errorf("Field(output): got %s", got)
 	}
-	if p, _ := NeededPaths([]string{"@", "a"}); !p.Everything() {
+	if p, _ := neededPaths([]string{"@", "a"}); !p.Everything() {
 		t.Error("@: not everything")
 	}
 }
@@ -354,7 +354,7 @@ func TestPrunedDocumentsGiveTheSameResults(t *testing.T) {
 			t.Errorf("%q: %v", src, err)
 			continue
 		}
-		dec := NewDecoder([]string{src}, false)
+		dec := newDecoder([]string{src}, false)
 		g := newDocGen(uint64(len(src)), []string{src}) // keys of this expression, so paths exist
 		pruned, mismatches := 0, 0
 		for i := range docs {
@@ -381,7 +381,7 @@ func TestPrunedDocumentsGiveTheSameResults(t *testing.T) {
 				}
 			}
 		}
-		if p, _ := NeededPaths([]string{src}); !p.Everything() && pruned == 0 && src != "@" {
+		if p, _ := neededPaths([]string{src}); !p.Everything() && pruned == 0 && src != "@" {
 			t.Errorf("%q: the decoder never pruned anything (%s)", src, p)
 		}
 	}
@@ -447,7 +447,7 @@ func TestPrunedEdgeCases(t *testing.T) {
 			continue
 		}
 		full, _ := acceptor.DecodeJSON(strings.NewReader(tt.doc))
-		pruned, err := NewDecoder([]string{tt.expr}, false)(strings.NewReader(tt.doc))
+		pruned, err := newDecoder([]string{tt.expr}, false)(strings.NewReader(tt.doc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,17 +507,17 @@ func TestNewDecoderFallsBackToEverything(t *testing.T) {
 	t.Parallel()
 	doc := `{"a":1,"b":[2]}`
 	for _, exprs := range [][]string{nil, {"a."}, {"a.=x"}, {"to_string(@)"}} {
-		v, err := NewDecoder(exprs, false)(strings.NewReader(doc))
+		v, err := newDecoder(exprs, false)(strings.NewReader(doc))
 		if err != nil || shownJSON(v, 0) != doc {
 			t.Errorf("%q: got %s, %v", exprs, shownJSON(v, 0), err)
 		}
 	}
-	v, _ := NewDecoder([]string{"output.b"}, true)(strings.NewReader(doc))
+	v, _ := newDecoder([]string{"output.b"}, true)(strings.NewReader(doc))
 	if got := shownJSON(v, 0); got != `{"b":[2]}` {
 		t.Errorf("wrapped: got %s", got)
 	}
 	// A path flag's argument counts as its expression.
-	v, _ = NewDecoder([]string{"b[0]=2", "x==`1`"}, false)(strings.NewReader(doc))
+	v, _ = newDecoder([]string{"b[0]=2", "x==`1`"}, false)(strings.NewReader(doc))
 	if got := shownJSON(v, 0); got != `{"b":[2]}` {
 		t.Errorf("EXPR=VALUE: got %s", got)
 	}
@@ -527,7 +527,7 @@ func FuzzDecoder(f *testing.F) {
 	for _, d := range decodeCases {
 		f.Add(d)
 	}
-	pruned := NewDecoder([]string{"a.b[0].c", "e[1][0]", "length(f)"}, false)
+	pruned := newDecoder([]string{"a.b[0].c", "e[1][0]", "length(f)"}, false)
 	f.Fuzz(func(t *testing.T, doc string) {
 		sameDecode(t, "full", decodeAll, doc, true)
 		sameDecode(t, "pruned", pruned, doc, false)
@@ -599,7 +599,7 @@ func TestDescribeInstancesDecode(t *testing.T) {
 // -benchmem; retained-MB is the heap the decoded document keeps alive.
 func BenchmarkDecode(b *testing.B) {
 	doc := describeInstances(100000)
-	pruned := NewDecoder([]string{"Reservations[].Instances[].State.Name"}, false)
+	pruned := newDecoder([]string{"Reservations[].Instances[].State.Name"}, false)
 	for _, bc := range []struct {
 		name   string
 		decode func(io.Reader) (any, error)

@@ -1,11 +1,12 @@
 // Package jmes evaluates JMESPath over an attempt's stdout: the path
 // matchers of --success EXPR[=VALUE], --success-all and --success-any
 // (PathMatch), the --query projection (Query), and the pruning decoder that
-// builds only the parts of a JSON document a set of expressions can observe
-// (DecoderFor, NewDecoder, NeededPaths).
+// builds only the parts of a JSON document the path matchers of a chain
+// and a query can observe (DecoderFor).
 //
 // Expressions are compiled by github.com/jmespath/go-jmespath; jmesast.go
-// is the one file that reads the library's parsed expressions.
+// is the one file that knows the library's insides (its parsed
+// expressions, its functions' arities).
 //
 // It imports the directive core, acceptor (a PathMatch is an
 // acceptor.Matcher; DecoderFor reads an acceptor.Chain), and no other

@@ -16,15 +16,15 @@ func FuzzSplitPathArg(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, arg string) {
-		expr, value, has := SplitPathArg(arg)
+		expr, value, has := splitPathArg(arg)
 		if !has {
 			if expr != arg || value != "" {
-				t.Fatalf("SplitPathArg(%q) = %q, %q without a value", arg, expr, value)
+				t.Fatalf("splitPathArg(%q) = %q, %q without a value", arg, expr, value)
 			}
 			return
 		}
 		if expr+"="+value != arg {
-			t.Fatalf("SplitPathArg(%q) = %q = %q: not the argument", arg, expr, value)
+			t.Fatalf("splitPathArg(%q) = %q = %q: not the argument", arg, expr, value)
 		}
 		if strings.Contains(value, "=") || expr == "" || strings.ContainsAny(expr[len(expr)-1:], "=!<>") {
 			return
@@ -32,7 +32,7 @@ func FuzzSplitPathArg(f *testing.F) {
 		if _, err := compileJMESPath(expr); err != nil {
 			return
 		}
-		e2, v2, has2 := SplitPathArg(expr + "=" + value)
+		e2, v2, has2 := splitPathArg(expr + "=" + value)
 		if !has2 || e2 != expr || v2 != value {
 			t.Fatalf("%q=%q split as %q, %q, %v", expr, value, e2, v2, has2)
 		}
@@ -47,7 +47,7 @@ func FuzzParseExpected(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := ParseExpected(s)
+		got := parseExpected(s)
 		text := s
 		if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
 			text = t[1 : len(t)-1] // a JMESPath literal: what is between the backquotes
@@ -57,7 +57,7 @@ func FuzzParseExpected(f *testing.F) {
 			want = strings.TrimSpace(text)
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("ParseExpected(%q) = %#v, want %#v", s, got, want)
+			t.Fatalf("parseExpected(%q) = %#v, want %#v", s, got, want)
 		}
 	})
 }
@@ -75,7 +75,7 @@ func FuzzNewQuery(f *testing.F) {
 			return
 		}
 		for _, d := range docs {
-			b, err := q.Apply(d)
+			b, err := q.apply(d)
 			if err != nil {
 				continue
 			}

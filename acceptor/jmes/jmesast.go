@@ -6,13 +6,15 @@ import (
 	"github.com/jmespath/go-jmespath"
 )
 
-// This file is the only place that reads go-jmespath's parsed expressions.
-// The library keeps its AST fields unexported (nodeType, value, children);
-// reflection reads them without modifying anything. Compile-time function
-// checks (checkFunctions) and document pruning (analyzer) depend on it.
-// TestJMESPathASTShape fails loudly when a library version changes the
-// shape; until then, asASTNode's check makes callers fall back (no function
-// checks at compile time, no pruning) rather than fail.
+// This file is the only place that knows go-jmespath's insides: it reads the
+// library's parsed expressions, and it keeps the table of its functions'
+// arities. The library keeps its AST fields unexported (nodeType, value,
+// children); reflection reads them without modifying anything. Compile-time
+// function checks (checkFunctions) and document pruning (analyzer) depend
+// on it. TestJMESPathASTShape and TestJMESPathFunctionArities fail loudly
+// when a library version changes the shape or the functions; until then,
+// asASTNode's check makes callers fall back (no function checks at compile
+// time, no pruning) rather than fail.
 
 // astNode reads a go-jmespath ASTNode. The library keeps its AST fields
 // unexported (nodeType, value, children); reflection reads them without
@@ -20,6 +22,10 @@ import (
 // version with another layout makes callers fall back (no function checks
 // at compile time, no pruning of documents) rather than fail.
 type astNode struct{ v reflect.Value }
+
+// rootNode returns the root of a parsed expression; ok is false when the
+// library's AST has a shape this file does not know.
+func rootNode(ast jmespath.ASTNode) (astNode, bool) { return asASTNode(reflect.ValueOf(ast)) }
 
 func asASTNode(v reflect.Value) (astNode, bool) {
 	t := v.Type()
@@ -67,6 +73,26 @@ func (n astNode) intValue() (int64, bool) {
 	return v.Elem().Int(), true
 }
 
+// sliceStep returns the step of a slice node (`[a:b:step]`); ok is false
+// for another node and for a slice without a step.
+func (n astNode) sliceStep() (step int64, ok bool) {
+	if n.kind() != int64(jmespath.ASTSlice) {
+		return 0, false
+	}
+	parts := n.v.FieldByName("value") // []*int{start, stop, step}
+	if parts.Kind() != reflect.Interface || parts.IsNil() {
+		return 0, false
+	}
+	if parts = parts.Elem(); parts.Kind() != reflect.Slice || parts.Len() != 3 {
+		return 0, false
+	}
+	s := parts.Index(2)
+	if s.Kind() != reflect.Pointer || s.IsNil() || !s.Elem().CanInt() {
+		return 0, false
+	}
+	return s.Elem().Int(), true
+}
+
 // scalarLiteral reports whether the node is a literal null, boolean, number
 // or string.
 func (n astNode) scalarLiteral() bool {
@@ -101,4 +127,20 @@ func comparatorToken(src string) (tok int64, ok bool) {
 		return 0, false
 	}
 	return n.intValue()
+}
+
+// jmesFunctionArity returns the number of arguments a JMESPath function of
+// go-jmespath takes: at least lo, at most hi (-1: any number); ok is false
+// for an unknown function.
+func jmesFunctionArity(name string) (lo, hi int, ok bool) {
+	switch name {
+	case "abs", "avg", "ceil", "floor", "keys", "length", "reverse", "sort", "sum",
+		"to_array", "to_number", "to_string", "type", "values", "max", "min":
+		return 1, 1, true
+	case "contains", "ends_with", "starts_with", "join", "map", "max_by", "min_by", "sort_by":
+		return 2, 2, true
+	case "merge", "not_null":
+		return 1, -1, true
+	}
+	return 0, 0, false
 }

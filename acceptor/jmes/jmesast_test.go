@@ -34,6 +34,32 @@ func TestJMESPathASTShape(t *testing.T) {
 	if lit := n.children()[1]; !lit.scalarLiteral() {
 		t.Fatalf("the literal node changed: %s", ast)
 	}
+	for src, want := range map[string]int64{"a[::0]": 0, "a[1:2:3]": 3, "a[::-1]": -1} {
+		ast, err := jmespath.NewParser().Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		root, _ := rootNode(ast)
+		var find func(n astNode) (astNode, bool)
+		find = func(n astNode) (astNode, bool) {
+			if n.kind() == int64(jmespath.ASTSlice) {
+				return n, true
+			}
+			for _, c := range n.children() {
+				if s, ok := find(c); ok {
+					return s, true
+				}
+			}
+			return astNode{}, false
+		}
+		slice, found := find(root)
+		if !found {
+			t.Fatalf("%s: no slice node: %s", src, ast)
+		}
+		if step, ok := slice.sliceStep(); !ok || step != want {
+			t.Fatalf("%s: the slice node changed (step %d, %v): %s", src, step, ok, ast)
+		}
+	}
 	eq, ok1 := comparatorToken("a==b")
 	ne, ok2 := comparatorToken("a!=b")
 	if !ok1 || !ok2 || eq == ne {

@@ -1,6 +1,7 @@
 package jmes
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -46,9 +47,9 @@ func TestSplitPathArg(t *testing.T) {
 		{"a = running", "a ", " running", true},
 	}
 	for _, tt := range tests {
-		e, v, has := SplitPathArg(tt.arg)
+		e, v, has := splitPathArg(tt.arg)
 		if e != tt.expr || v != tt.value || has != tt.has {
-			t.Errorf("SplitPathArg(%q) = %q, %q, %v; want %q, %q, %v", tt.arg, e, v, has, tt.expr, tt.value, tt.has)
+			t.Errorf("splitPathArg(%q) = %q, %q, %v; want %q, %q, %v", tt.arg, e, v, has, tt.expr, tt.value, tt.has)
 		}
 	}
 }
@@ -84,8 +85,8 @@ func TestParseExpected(t *testing.T) {
 		{"`", "`"},
 	}
 	for _, tt := range tests {
-		if got := ParseExpected(tt.in); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ParseExpected(%q) = %#v, want %#v", tt.in, got, tt.want)
+		if got := parseExpected(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseExpected(%q) = %#v, want %#v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -260,7 +261,7 @@ func TestPathMatchResult(t *testing.T) {
 			acceptor.MatchResult{Value: ("[" + strings.Repeat(`"abcdefghij",`, 16))[:200] + "…"}},
 	}
 	for _, tt := range tests {
-		got := tt.m.Match(acceptor.NewEnv(tt.a))
+		got := tt.m.Match(&acceptor.Env{Attempt: tt.a})
 		if got != tt.want {
 			t.Errorf("%s:\n got %+v\nwant %+v", tt.name, got, tt.want)
 		}
@@ -350,6 +351,58 @@ func FuzzCompileJMESPath(f *testing.F) {
 			return
 		}
 		e.search(doc) // must not panic
-		NeededPaths([]string{s})
+		neededPaths([]string{s})
 	})
+}
+
+// BenchmarkShownJSON: why jsonWriter is hand-written. A path matcher shows
+// about 200 bytes of its result; the writer stops there, encoding/json
+// encodes the whole value first.
+func BenchmarkShownJSON(b *testing.B) {
+	doc, err := decodeAll(bytes.NewReader(describeInstances(2000)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("shownJSON-200", func(b *testing.B) {
+		for b.Loop() {
+			_ = shownJSON(doc, maxShownValue)
+		}
+	})
+	b.Run("shownJSON-all", func(b *testing.B) {
+		for b.Loop() {
+			_ = shownJSON(doc, 0)
+		}
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		for b.Loop() {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(doc); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestChainRecordsPathExpression: the core's Chain knows no PathMatch, yet
+// its trace records a path matcher's expression, which Decision.Pending
+// shows for a wait that goes on (`Table.TableStatus = "CREATING"`).
+func TestChainRecordsPathExpression(t *testing.T) {
+	t.Parallel()
+	m, err := PathMatcher("Table.TableStatus=ACTIVE", Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &acceptor.Chain{Acceptors: []acceptor.Acceptor{
+		{State: acceptor.StateSuccess, Matcher: acceptor.ExitMatcher(acceptor.Codes{{Lo: 3, Hi: 3}})},
+		{State: acceptor.StateSuccess, Matcher: m},
+	}, Fallback: acceptor.WaitFallback}
+	d := c.Evaluate(stdoutAttempt(`{"Table":{"TableStatus":"CREATING"}}`))
+	if len(d.Trace) != 2 || d.Trace[0].Expr != "" || d.Trace[1].Expr != "Table.TableStatus" {
+		t.Fatalf("trace %+v", d.Trace)
+	}
+	if got := d.Pending(); got != `Table.TableStatus = "CREATING"` {
+		t.Errorf("Pending() = %q", got)
+	}
 }

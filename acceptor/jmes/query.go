@@ -23,19 +23,19 @@ func NewQuery(expr string) (*Query, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Query{expr: e, decode: NewDecoder([]string{expr}, false)}, nil
+	return &Query{expr: e, decode: newDecoder([]string{expr}, false)}, nil
 }
 
 // Expression returns the expression as written.
 func (q *Query) Expression() string { return q.expr.src }
 
-// Apply evaluates the query on doc (a document as DecodeJSON returns one)
-// and writes the result as compact JSON followed by a newline: object keys
-// sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
+// apply evaluates the query on doc (a document as acceptor.DecodeJSON returns
+// one) and writes the result as compact JSON followed by a newline: object
+// keys sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
 // result that JSON cannot hold (NaN from avg([]), an expression reference)
 // and a JMESPath runtime error are errors; so is a failure inside the
 // JMESPath library.
-func (q *Query) Apply(doc any) ([]byte, error) {
+func (q *Query) apply(doc any) ([]byte, error) {
 	v, err := q.expr.search(doc)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
@@ -52,12 +52,16 @@ func (q *Query) Apply(doc any) ([]byte, error) {
 
 // ApplyAttempt applies the query to a's stdout parsed as JSON (empty
 // stdout is {}), building only the parts of the document the expression
-// can reach (see NewDecoder). Stdout that is not JSON is an error wrapping
-// ErrNotJSON.
+// can reach, and writes the result as compact JSON followed by a newline:
+// object keys sorted, nothing HTML-escaped, numbers as encoding/json writes
+// them. A result that JSON cannot hold (NaN from avg([]), an expression
+// reference) and a JMESPath runtime error are errors; so is a failure
+// inside the JMESPath library. Stdout that is not JSON is an error
+// wrapping acceptor.ErrNotJSON.
 func (q *Query) ApplyAttempt(a *acceptor.Attempt) ([]byte, error) {
 	doc, err := acceptor.StdoutDocument(a, q.decode)
 	if err != nil {
 		return nil, err
 	}
-	return q.Apply(doc)
+	return q.apply(doc)
 }

@@ -50,7 +50,7 @@ func TestQueryApply(t *testing.T) {
 		if q.Expression() != tt.expr {
 			t.Errorf("Expression() = %q", q.Expression())
 		}
-		b, err := q.Apply(doc)
+		b, err := q.apply(doc)
 		switch {
 		case tt.err != "":
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
@@ -112,13 +112,13 @@ func TestQueryApplyText(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := q.ApplyText(doc)
+		got, err := q.applyText(doc)
 		if err != nil || string(got) != c.want {
 			t.Errorf("%s: got %q, %v; want %q", c.expr, got, err, c.want)
 		}
 	}
 	q, _ := NewQuery("avg(e)")
-	if got, err := q.ApplyText(doc); err == nil {
+	if got, err := q.applyText(doc); err == nil {
 		t.Errorf("avg([]) as text: got %q, want an error (NaN)", got)
 	}
 }

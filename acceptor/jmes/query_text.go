@@ -7,14 +7,14 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 )
 
-// ApplyText evaluates the query on doc and writes the result as text, the
+// applyText evaluates the query on doc and writes the result as text, the
 // way the AWS CLI's --output text writes scalars and lists, for shell
 // variables: a string unquoted; a number or a boolean as JSON writes it;
 // null as an empty line; an array one element per line, each element as
 // text (a nested array or object as compact JSON); an object as compact
 // JSON. Every line ends with a newline; an empty array writes nothing.
-// The errors are Apply's.
-func (q *Query) ApplyText(doc any) ([]byte, error) {
+// The errors are apply's.
+func (q *Query) applyText(doc any) ([]byte, error) {
 	v, err := q.expr.search(doc)
 	if err != nil {
 		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
@@ -45,12 +45,13 @@ func textLine(w *jsonWriter, v any) {
 	w.b.WriteByte('\n')
 }
 
-// ApplyAttemptText is ApplyText on a's stdout parsed as JSON, as
-// ApplyAttempt.
+// ApplyAttemptText is ApplyAttempt with the result written as text, the
+// way the AWS CLI's --output text writes it (see applyText): for shell
+// variables.
 func (q *Query) ApplyAttemptText(a *acceptor.Attempt) ([]byte, error) {
 	doc, err := acceptor.StdoutDocument(a, q.decode)
 	if err != nil {
 		return nil, err
 	}
-	return q.ApplyText(doc)
+	return q.applyText(doc)
 }

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -101,11 +102,7 @@ func Parse(data []byte) (*File, error) {
 
 // Names returns the names of the waiters, sorted.
 func (f *File) Names() []string {
-	names := make([]string, 0, len(f.waiters))
-	for n := range f.waiters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(f.waiters))
 	return names
 }
 
@@ -199,21 +196,13 @@ type botoAcceptor struct {
 
 func (f *File) parseBotocore(top map[string]json.RawMessage) error {
 	if v := top["version"]; v == nil || strings.TrimSpace(string(v)) != "2" {
-		shown := "none"
-		if v != nil {
-			shown = string(v)
-		}
-		return fmt.Errorf("unsupported botocore waiter version %s: want 2", shown)
+		return fmt.Errorf("unsupported botocore waiter version %s: want 2", rawText(v))
 	}
 	var waiters map[string]json.RawMessage
 	if err := json.Unmarshal(top["waiters"], &waiters); err != nil {
 		return fmt.Errorf("waiters: want an object of waiters: %v", err)
 	}
-	names := make([]string, 0, len(waiters))
-	for n := range waiters {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(waiters))
 	for _, name := range names {
 		var bw botoWaiter
 		if err := json.Unmarshal(waiters[name], &bw); err != nil {
@@ -341,11 +330,7 @@ func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 	if err := json.Unmarshal(top["shapes"], &shapes); err != nil {
 		return fmt.Errorf("shapes: %v", err)
 	}
-	ids := make([]string, 0, len(shapes))
-	for id := range shapes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
+	ids := slices.Sorted(maps.Keys(shapes))
 	for _, id := range ids {
 		raw := shapes[id].Traits["smithy.waiters#waitable"]
 		if raw == nil {
@@ -355,11 +340,7 @@ func (f *File) parseSmithy(top map[string]json.RawMessage) error {
 		if err := json.Unmarshal(raw, &waiters); err != nil {
 			return fmt.Errorf("%s: smithy.waiters#waitable: %v", id, err)
 		}
-		names := make([]string, 0, len(waiters))
-		for n := range waiters {
-			names = append(names, n)
-		}
-		sort.Strings(names)
+		names := slices.Sorted(maps.Keys(waiters))
 		op := id
 		if i := strings.LastIndexByte(op, '#'); i >= 0 {
 			op = op[i+1:]
@@ -483,7 +464,7 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	}
 	var expected string
 	if err := json.Unmarshal(sp.Expected, &expected); err != nil || sp.Expected == nil {
-		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, orNone(sp.Expected))
+		return nil, "", fmt.Errorf("%s matcher: expected must be a string, not %s", kind, rawText(sp.Expected))
 	}
 	var mode jmes.PathMode
 	var want any = expected
@@ -518,7 +499,9 @@ func smithyPathMatcher(kind string, raw json.RawMessage) (*jmes.PathMatch, strin
 	return m, m.Describe(sp.Comparator), nil
 }
 
-func orNone(raw json.RawMessage) string {
+// rawText shows a model's raw JSON value in an error: as written, or
+// "none" when it is absent.
+func rawText(raw json.RawMessage) string {
 	if raw == nil {
 		return "none"
 	}

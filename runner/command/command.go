@@ -5,9 +5,13 @@
 // signal, a grace, SIGKILL) and reaping all it left behind (the process
 // group, and as a child subreaper the processes that escaped it). Hook runs
 // the --on-retry command the same way. It implements runner.Source and
-// imports acceptor, runner (the Result it returns, the causes of a stopped
-// attempt, the Record a hook sees) and runner/output; runner does not import
-// it.
+// imports acceptor (the attempt), acceptor/errorcode (error codes in
+// stderr), runner (the Result it returns, the causes of a stopped attempt,
+// the Record a hook sees) and runner/output; runner does not import it.
+//
+// It builds on Unix only, as retry does (its releases are for Linux, macOS
+// and FreeBSD): process groups, signals and the shell's exit statuses are
+// Unix designs, and a Windows stub that failed every attempt never compiled.
 package command
 
 import (
@@ -15,15 +19,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"golang.org/x/term"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/errorcode"
@@ -270,9 +276,7 @@ func childEnv(env []string) []string {
 		seen[k] = true
 		out = append(out, env[i])
 	}
-	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
-		out[i], out[j] = out[j], out[i]
-	}
+	slices.Reverse(out)
 	return out
 }
 

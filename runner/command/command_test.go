@@ -846,7 +846,10 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 }
 
 // BenchmarkAttemptTrue is the overhead of one attempt of /bin/true.
-// BenchmarkExecTrue is os/exec's Run of the same, for comparison.
+// BenchmarkExecTrue is os/exec's Run of the same, for comparison, and
+// BenchmarkExecTrueGroup os/exec set up as an attempt would need it: its own
+// process group, Cancel sending SIGTERM to the group, WaitDelay, the
+// death signal and the stdout and stderr pipes.
 func BenchmarkAttemptTrue(b *testing.B) {
 	c := &Command{Argv: []string{"/bin/true"}}
 	defer c.Close()
@@ -865,6 +868,22 @@ func BenchmarkExecTrue(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := exec.Command("/bin/true").Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkExecTrueGroup(b *testing.B) {
+	b.ReportAllocs()
+	ctx := context.Background()
+	for b.Loop() {
+		cmd := exec.CommandContext(ctx, "/bin/true")
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+		cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM) }
+		cmd.WaitDelay = DefaultKillAfter
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
 			b.Fatal(err)
 		}
 	}

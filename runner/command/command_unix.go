@@ -22,7 +22,7 @@ import (
 
 // run starts the command, waits for it and for everything it left behind,
 // and records the outcome in res.
-func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, max int) {
+func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, maxAttempts int) {
 	var out, errs [2]int
 	if err := pipeCloexec(&out); err != nil {
 		notStarted(res, &StartError{Name: c.Argv[0], Err: os.NewSyscallError("pipe", err), Code: 126})
@@ -47,7 +47,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	}
 	attr := &syscall.ProcAttr{
 		Dir:   c.Dir,
-		Env:   st.attemptEnv(n, max),
+		Env:   st.attemptEnv(n, maxAttempts),
 		Files: []uintptr{stdin, uintptr(outW), uintptr(errW)},
 		Sys:   &syscall.SysProcAttr{Setpgid: !c.Foreground},
 	}
@@ -76,7 +76,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	}
 
 	window := c.window()
-	guard := &attemptGuard{limit: max64(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
+	guard := &attemptGuard{limit: max(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
 	stdout := &pump{name: "stdout", fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, guard: guard, done: make(chan struct{})}
 	if c.Stdout == nil || c.KeepStdout {
 		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
@@ -143,13 +143,6 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 			res.Stopped = problem
 		}
 	}
-}
-
-func max64(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 func plural(n int, word string) string {

@@ -3,9 +3,10 @@
 // reused), its response classified for the acceptors (status, headers,
 // Retry-After, the body kept whole, the error code of a failed response),
 // transport errors told transient or not, and what it shows redacted. It
-// implements runner.Source and imports acceptor, runner (the Result it
-// returns and the causes of a stopped attempt), runner/output (the kept body
-// and its bound) and runner/redact; runner does not import it.
+// implements runner.Source and imports acceptor (the attempt),
+// acceptor/errorcode (error codes in a failed response), runner (the Result
+// it returns and the causes of a stopped attempt), runner/output (the kept
+// body and its bound) and runner/redact; runner does not import it.
 package request
 
 import (
@@ -17,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
@@ -589,13 +591,8 @@ func validHTTPHeaderValue(v string) bool {
 
 // formatHTTPHeader writes h as "Name: value" lines sorted by name.
 func formatHTTPHeader(h http.Header) string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	var b strings.Builder
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(h)) {
 		for _, v := range h[k] {
 			if b.Len() > 0 {
 				b.WriteByte('\n')
