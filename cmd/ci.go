@@ -71,7 +71,7 @@ type ciLog struct {
 // newCILog returns the CI markup writer for o, or nil when no CI system
 // applies.
 func newCILog(o *Options, l *logger) *ciLog {
-	sys := resolveCI(o.CI, os.Getenv, isTerminal(o.IO.Err))
+	sys := resolveCI(o.CI, o.IO.getenv, o.IO.StderrIsTerminal)
 	if sys == ciNone {
 		return nil
 	}
@@ -79,11 +79,11 @@ func newCILog(o *Options, l *logger) *ciLog {
 	// share (sharedStderr): it always starts a line, even after a
 	// command's output without a final line break, and never goes into a
 	// --log-file.
-	var w io.Writer = o.IO.Err
+	var w io.Writer = o.IO.ErrOut
 	if l.p.errOut != nil {
 		w = l.p.errOut.log()
 	}
-	return &ciLog{system: sys, w: w, quiet: o.Quiet, label: l.attemptLabel, notYet: l.notYet, getenv: os.Getenv, mu: &l.mu}
+	return &ciLog{system: sys, w: w, quiet: o.Quiet, label: l.attemptLabel, notYet: l.notYet, getenv: o.IO.getenv, mu: &l.mu}
 }
 
 // before runs before the logger handles e: it opens an attempt's group.

@@ -32,8 +32,15 @@ type plan struct {
 	query    *jmes.Query
 	final    bool // write the last attempt's stdout at the end
 	http     bool
-	describe []string // the command or URL as logs and the report show it, redacted
-	logFile  *os.File // --log-file, nil for stderr
+	// processes: the attempts are processes (a command), whose orphans
+	// retry adopts (process.start).
+	processes bool
+	describe  []string // the command or URL as logs and the report show it, redacted
+	// maxTime is the run's time budget as limits decided it, which the log
+	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
+	// the run.
+	maxTime time.Duration
+	logFile   *os.File // --log-file, nil for stderr
 	// warn reports a problem during the run (a failing scope store),
 	// through the logger once it exists.
 	warn   func(format string, args ...any)
@@ -43,31 +50,34 @@ type plan struct {
 // stderr returns retry's stderr as the attempts and the log share it.
 func (p *plan) stderr() *sharedStderr { return p.errOut }
 
-// runRetry validates o, runs the strategy and maps the outcome to an exit
-// status.
-func runRetry(o *Options) error {
+// runRetry validates o and runs it, writing on o.IO, and returns the
+// outcome (nil when no strategy ran here: a usage error, --list-waiters, a
+// --state invocation) and nil or the *exitError that carries the exit
+// status, for exitCode to write and map. It never exits. Cancelling ctx
+// with an *runner.Interrupt cause stops the run as that signal would.
+func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	if o.ListWaiters {
-		return listWaiters(o)
-	}
-	if o.given("state") && o.State == "" {
-		return usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+		return nil, listWaiters(o)
 	}
 	p, err := buildPlan(o)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer p.closer()
 	if p.logFile != nil {
 		defer p.logFile.Close()
 	}
+	if o.Insecure && p.http { // a security warning: printed even with -q
+		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
+	}
 
 	if o.State != "" {
-		return runDurable(o, p)
+		return nil, runDurable(ctx, o, p)
 	}
 	log := newLogger(o, p)
-	out, code := execute(o, p, log)
+	out, code := execute(ctx, o, p, log)
 	writeReportOrWarn(o, p, out, code, log)
-	return exitFor(code)
+	return out, exitFor(code)
 }
 
 // exitFor turns an exit status into Main's error.
@@ -78,16 +88,13 @@ func exitFor(code int) error {
 	return &exitError{code: code}
 }
 
-// execute runs the strategy of p with signals forwarded and logged by log,
-// writes the final stdout, and returns the outcome and its exit status.
-func execute(o *Options, p *plan, log *logger) (*runner.Outcome, int) {
-	ctx, cancel := context.WithCancelCause(context.Background())
+// execute starts o.proc's switches (signals cancel the run), runs the
+// strategy of p, logged by log, until it ends or ctx is done, writes the
+// final stdout, and returns the outcome and its exit status.
+func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Outcome, int) {
+	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	subscription := o.IO.signals
-	if subscription == nil { // not from Main (tests)
-		subscription = notifySignals()
-	}
-	watchSignals(cancel, subscription.wait(), p.source, log)
+	o.proc.start(cancel, p, log)
 
 	p.warn = log.warn
 	// The end line waits for the final stdout, so that with 2>&1 the last
@@ -195,28 +202,28 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 	return a.ExitCode
 }
 
-// buildPlan validates o and builds the strategy and the source.
-func buildPlan(o *Options) (*plan, error) {
-	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.Err}}
-	if err := o.contradictions(); err != nil {
+// buildPlan validates o and builds the strategy and the source. It reads
+// what the flags name (--waiter-file, --input and --data files, --cacert)
+// and opens the --scope store and, last, the --log-file, which the plan's
+// closer and logFile close (buildPlan closes them itself when it fails); it
+// changes nothing in the process (see process.start).
+func buildPlan(o *Options) (_ *plan, err error) {
+	kind, err := o.validate()
+	if err != nil {
 		return nil, err
 	}
-	if o.LogFile != "" {
-		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
+	defer func() {
 		if err != nil {
-			return nil, usageError("--log-file: %v", err)
+			p.closer()
 		}
-		p.logFile = f
-	}
+	}()
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
 	}
 
-	attempts, err := o.budget(waiter)
-	if err != nil {
-		return nil, err
-	}
+	attempts, maxTime := o.limits(waiter)
 	bo, throttle, finalGrace, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
@@ -260,10 +267,11 @@ func buildPlan(o *Options) (*plan, error) {
 	if o.Report != "" {
 		keepTail = reportTailLimit // the report shows each attempt's tails
 	}
+	p.maxTime = maxTime
 	p.strategy = &runner.Strategy{
 		KeepTail:        keepTail,
 		MaxAttempts:     attempts,
-		MaxTime:         o.MaxTime,
+		MaxTime:         maxTime,
 		AttemptTimeout:  o.AttemptTimeout,
 		FinalGrace:      finalGrace,
 		Chain:           chain,
@@ -276,19 +284,7 @@ func buildPlan(o *Options) (*plan, error) {
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Consecutive:     o.Consecutive,
 	}
-	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
-		// Each --state invocation makes one attempt: neither a count of
-		// successes in a row nor a hook between attempts is kept.
-		f := "consecutive"
-		if o.OnRetry != "" {
-			f = "on-retry"
-		}
-		return nil, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
-	}
-	if o.given("output") && o.Query == "" {
-		return nil, usageError("--output: chooses how --query writes its result; give --query EXPR")
-	}
-	if err := o.source(p, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
+	if err := o.source(p, kind, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
 		return nil, err
 	}
 	if err := o.onRetry(p); err != nil {
@@ -300,19 +296,31 @@ func buildPlan(o *Options) (*plan, error) {
 			return nil, usageError("%s: %v", o.flagName("report"), err)
 		}
 	}
+	if o.LogFile != "" {
+		// Last: a command line refused for another reason leaves the file
+		// as it was.
+		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, usageError("--log-file: %v", err)
+		}
+		p.logFile = f
+	}
 	return p, nil
 }
 
-// budget returns the attempt limit.
-func (o *Options) budget(w *waitermodel.Model) (int, error) {
-	attempts := o.Attempts
+// limits returns the attempt limit and the time budget of the run: -n and
+// --max-time, except that without -n a waiter's maximum of attempts
+// (botocore's) is the limit, and then the run has no time budget unless
+// --max-time is given: such a waiter is bounded by its attempts.
+func (o *Options) limits(w *waitermodel.Model) (attempts int, maxTime time.Duration) {
+	attempts, maxTime = o.Attempts, o.MaxTime
 	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
 		attempts = w.MaxAttempts
 		if !o.given("max-time") {
-			o.MaxTime = 0 // botocore waiters are bounded by their attempts
+			maxTime = 0
 		}
 	}
-	return attempts, nil
+	return attempts, maxTime
 }
 
 // backoff builds the backoff for ordinary retries and the one for
@@ -413,24 +421,14 @@ func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	return c, nil
 }
 
-// source builds the command or HTTP source from the arguments.
-func (o *Options) source(p *plan, needJSON bool) error {
-	if o.TCP != "" || o.given("tcp") {
+// source builds the source of kind's attempts: the command, the HTTP call
+// or the TCP connect.
+func (o *Options) source(p *plan, kind attemptKind, needJSON bool) error {
+	switch kind {
+	case tcpAttempt:
 		return o.tcpSource(p)
-	}
-	if o.URL != "" {
-		if len(o.Args) > 0 {
-			return usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
-		}
-		if o.Shell {
-			return usageError("--shell: runs a command; it cannot go with --url")
-		}
+	case httpAttempt:
 		return o.httpSource(p)
-	}
-	for _, f := range []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"} {
-		if o.given(f) {
-			return usageError("--%s: only for HTTP calls: give --url URL", f)
-		}
 	}
 	argv, err := o.argv()
 	if err != nil {
@@ -446,20 +444,16 @@ func (o *Options) source(p *plan, needJSON bool) error {
 			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
 		}
 	}
-	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && isTerminal(o.IO.Out))
+	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && o.IO.StdoutIsTerminal)
 	killAfter := o.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
 	}
-	// Orphans of an attempt (double forks, setsid) reparent to retry, which
-	// stops and reaps them when the attempt ends. Where the kernel has no
-	// subreapers the process group still covers the usual cases.
-	_ = command.EnableSubreaper()
 	c := &command.Command{
 		Argv:         argv,
 		Foreground:   o.Foreground,
 		KillAfter:    killAfter,
-		Stdin:        o.IO.In,
+		Stdin:        o.IO.stdinFile(),
 		Stderr:       p.stderr().child(),
 		ErrorPattern: pattern,
 		KeepStdout:   needJSON,
@@ -469,6 +463,7 @@ func (o *Options) source(p *plan, needJSON bool) error {
 		c.Stdout = o.IO.Out
 	}
 	p.final = !live
+	p.processes = true
 	p.source = c
 	closeBudget := p.closer
 	p.closer = func() { c.Close(); closeBudget() }

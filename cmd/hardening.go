@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,9 +12,6 @@ import (
 	"sync"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
 
@@ -246,30 +242,6 @@ func (v stderrView) Write(p []byte) (int, error) {
 		s.midLine = p[n-1] != '\n'
 	}
 	return n, err
-}
-
-// watchSignals turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the run's
-// cancellation (the attempt gets the signal, no other attempt starts, retry
-// exits 128+N); a second one during the grace kills the attempt's process
-// group at once, as timeout(1) and docker do.
-//
-// sigs is the subscription of notifySignals.
-func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, log *logger) {
-	killer, _ := src.(interface{ Kill() bool })
-	go func() {
-		first := true
-		for s := range sigs {
-			sig := s.(syscall.Signal)
-			if first {
-				first = false
-				cancel(&runner.Interrupt{Signal: sig})
-				continue
-			}
-			if killer != nil && killer.Kill() {
-				log.warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
-			}
-		}
-	}()
 }
 
 // loadArg resolves a value given as DATA, @FILE or @- (stdin), for --data

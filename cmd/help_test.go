@@ -2,7 +2,6 @@ package cmd
 
 import (
 	"bytes"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,8 +11,8 @@ import (
 )
 
 func helpCommands() []*cobra.Command {
-	io := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
-	return []*cobra.Command{NewCmdRun(io), NewCmdWait(io)}
+	ios := &IOStreams{}
+	return []*cobra.Command{NewCmdRun(ios), NewCmdWait(ios)}
 }
 
 // TestEveryFlagHasAGroup fails when a flag is registered (by anyone, in any

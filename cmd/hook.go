@@ -31,7 +31,7 @@ func (o *Options) onRetry(p *plan) error {
 		MaxAttempts: p.strategy.MaxAttempts,
 		Foreground:  o.Foreground,
 		KillAfter:   killAfter,
-		Stderr:      o.IO.Err,
+		Stderr:      o.IO.ErrOut,
 	}
 	p.strategy.OnRetry = h.Run
 	return nil

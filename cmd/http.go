@@ -12,9 +12,6 @@ import (
 
 // httpSource builds the HTTP source of --url.
 func (o *Options) httpSource(p *plan) error {
-	if o.Shell || o.Foreground {
-		return usageError("--shell and --foreground run commands; they cannot go with --url")
-	}
 	h, err := parseHeaders(o.Headers)
 	if err != nil {
 		return usageError("%s: %v", o.flagName("header"), err)
@@ -25,13 +22,7 @@ func (o *Options) httpSource(p *plan) error {
 			return usageError("%s: %v", o.flagName("data"), err)
 		}
 	}
-	method := strings.ToUpper(o.Method)
-	if method == "" {
-		method = "GET"
-		if o.given("data") {
-			method = "POST"
-		}
-	}
+	method := o.method()
 	src, err := request.New(request.Config{
 		URL:            o.URL,
 		Method:         method,
@@ -50,9 +41,6 @@ func (o *Options) httpSource(p *plan) error {
 			return usageError("%s: %v", o.flagName(ce.Flag), ce.Err)
 		}
 		return usageError("%v", err)
-	}
-	if o.Insecure { // a security warning: printed even with -q
-		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 	p.http = true
 	p.final = true

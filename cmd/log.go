@@ -45,11 +45,11 @@ type logger struct {
 }
 
 func newLogger(o *Options, p *plan) *logger {
-	var w io.Writer = o.IO.Err
+	var w io.Writer = o.IO.ErrOut
 	if p.errOut != nil {
 		w = p.errOut.log() // a line of retry's never continues a child's
 	}
-	l := &logger{o: o, p: p, w: w, now: time.Now, tty: !o.Quiet && o.LogFormat == "text" && isTerminal(o.IO.Err)}
+	l := &logger{o: o, p: p, w: w, now: time.Now, tty: !o.Quiet && o.LogFormat == "text" && o.IO.StderrIsTerminal}
 	if p.logFile != nil {
 		l.w, l.tty = p.logFile, false
 	}
@@ -213,8 +213,8 @@ func (l *logger) end(out *runner.Outcome) {
 		l.printf("gave up after %s in %s: %s%s%s", plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
-		if l.o.MaxTime > 0 {
-			msg += " (--max-time " + formatDuration(l.o.MaxTime) + ")"
+		if l.p.maxTime > 0 {
+			msg += " (--max-time " + formatDuration(l.p.maxTime) + ")"
 		}
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += "; " + retryAfterText("the server asked to retry in ", last)
@@ -223,7 +223,7 @@ func (l *logger) end(out *runner.Outcome) {
 	case runner.EndBucket:
 		hint := "--when-empty wait waits for the refill"
 		if l.o.WhenEmpty == "wait" {
-			hint = "the refill would come after --max-time " + formatDuration(l.o.MaxTime)
+			hint = "the refill would come after --max-time " + formatDuration(l.p.maxTime)
 		}
 		l.printf("gave up after %s in %s: --scope %s: %v (%s)%s", plural(n, "attempt"), el, l.o.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:

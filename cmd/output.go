@@ -66,7 +66,7 @@ func (l *logger) writeAttemptStdout(r *runner.Record) error {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	w := l.o.IO.Err
+	w := l.o.IO.ErrOut
 	writeFrame(l.o, l.p, r.Number, l.maxAttempts)
 	tw := &trailingNewline{w: w}
 	if l.p.http {
@@ -166,7 +166,7 @@ func writeBody(o *Options, p *plan, last *runner.Record) error {
 		return nil
 	}
 	writeFrame(o, p, last.Number, p.strategy.MaxAttempts)
-	return copyBounded(&trailingNewline{w: o.IO.Err}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
+	return copyBounded(&trailingNewline{w: o.IO.ErrOut}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
 }
 
 // writeFrame writes, before an attempt's output on stderr, the line that
@@ -182,14 +182,14 @@ func writeFrame(o *Options, p *plan, n, maxAttempts int) {
 		what = "body"
 	}
 	if o.LogFormat == "json" && p.logFile == nil {
-		fmt.Fprintf(o.IO.Err, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
+		fmt.Fprintf(o.IO.ErrOut, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
 		return
 	}
 	label := fmt.Sprintf("attempt %d", n)
 	if maxAttempts > 0 {
 		label += fmt.Sprintf("/%d", maxAttempts)
 	}
-	fmt.Fprintf(o.IO.Err, "retry: %s of %s:\n", what, label)
+	fmt.Fprintf(o.IO.ErrOut, "retry: %s of %s:\n", what, label)
 }
 
 // copyBounded copies at most limit bytes of r to tw and ends the line; when

@@ -4,6 +4,7 @@
 package cmd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -53,45 +54,58 @@ func usageError(format string, args ...any) error {
 }
 
 // Main runs retry with os.Args and the process's streams and returns the
-// exit status. It is the one place that turns errors into exit statuses.
+// exit status (exitCode maps errors to it). It is the one place that
+// touches the process: it reads the terminals and the environment
+// (SystemIO), and for run and wait it subscribes to signals and lets a
+// valid run switch on the child-subreaper mode (see process).
 func Main() int {
-	io := &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
 	args := os.Args[1:]
+	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
-		io.signals = notifySignals() // in the background: see signals
+		proc = newProcess() // the subscription starts in the background: see signals
 	}
-	root := newCmdRoot(io, args)
-	root.SetArgs(args)
-	err := root.Execute()
-	return exitCode(io, err)
+	return run(context.Background(), args, SystemIO(), proc)
 }
 
-func exitCode(io *Streams, err error) int {
+// run runs retry's command line args with ios and returns the exit status,
+// having written the error line, if any, on ios.ErrOut. proc is what run
+// and wait may do to the process (nil: nothing).
+func run(ctx context.Context, args []string, ios *IOStreams, proc *process) int {
+	root := newCmdRoot(ios, proc, args)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	return exitCode(ios, err)
+}
+
+// exitCode turns the error of a command into its exit status, writing the
+// error's line on ios.ErrOut.
+func exitCode(ios *IOStreams, err error) int {
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(io.Err, "retry: "+redact.Text(ee.msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.msg))
 		}
 		return ee.code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(io.Err, "retry: "+redact.Text(flagErrorText(err)))
+	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(flagErrorText(err)))
 	return exitUsage
 }
 
 // NewCmdRoot builds the retry command tree.
-func NewCmdRoot(io *Streams) *cobra.Command { return newCmdRoot(io, nil) }
+func NewCmdRoot(ios *IOStreams) *cobra.Command { return newCmdRoot(ios, nil, nil) }
 
-// newCmdRoot builds the command tree for running args. When args name run
+// newCmdRoot builds the command tree for running args, run and wait with
+// proc (nil: they leave the process alone). When args name run
 // or wait, that command is the only one built: the other one and its ~80
 // flags, the version command and the completion commands cannot be reached
 // from such a command line (cobra matches command names exactly), and
 // building them is a tenth of the start-up time of `retry run`. Any other
 // command line (help, completion, version, a typo) gets the whole tree.
-func newCmdRoot(io *Streams, args []string) *cobra.Command {
+func newCmdRoot(io *IOStreams, proc *process, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "retry",
 		Short: "Re-run commands and HTTP calls until they succeed; wait for JSON states",
@@ -109,7 +123,7 @@ until JMESPath acceptors reach a success or failure state.`,
 	root.Flags().Bool("version", false, "print retry's version")
 	root.PersistentFlags().BoolP("verbose", "v", false, "log every acceptor evaluated and the value it saw (also after run or wait)")
 	root.SetOut(io.Out)
-	root.SetErr(io.Err)
+	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("%s", flagErrorTextFor(c, err))
 	})
@@ -124,13 +138,13 @@ until JMESPath acceptors reach a success or failure state.`,
 	})
 	switch {
 	case len(args) > 0 && args[0] == "run":
-		root.AddCommand(NewCmdRun(io))
+		root.AddCommand(newCmdRun(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	case len(args) > 0 && args[0] == "wait":
-		root.AddCommand(NewCmdWait(io))
+		root.AddCommand(newCmdWait(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(NewCmdRun(io), NewCmdWait(io), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
+		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root

@@ -2,16 +2,21 @@ package cmd
 
 import (
 	"fmt"
-	"github.com/retry-dev/retry/acceptor/botocore"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/acceptor/botocore"
 )
 
-// NewCmdRun builds `retry run`.
-func NewCmdRun(io *Streams) *cobra.Command {
+// NewCmdRun builds `retry run`, leaving the process alone (no signal
+// forwarding, no subreaper): for tools that read its flags and help.
+func NewCmdRun(ios *IOStreams) *cobra.Command { return newCmdRun(ios, nil) }
+
+// newCmdRun builds `retry run`, whose runs do proc's switches.
+func newCmdRun(io *IOStreams, proc *process) *cobra.Command {
 	o := newOptions(false, io)
+	o.proc = proc
 	c := &cobra.Command{
 		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Re-run a command or an HTTP call until it succeeds",
@@ -35,9 +40,13 @@ fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
 	return wire(c, o)
 }
 
-// NewCmdWait builds `retry wait`.
-func NewCmdWait(io *Streams) *cobra.Command {
+// NewCmdWait builds `retry wait`, leaving the process alone, as NewCmdRun.
+func NewCmdWait(ios *IOStreams) *cobra.Command { return newCmdWait(ios, nil) }
+
+// newCmdWait builds `retry wait`, whose runs do proc's switches.
+func newCmdWait(io *IOStreams, proc *process) *cobra.Command {
 	o := newOptions(true, io)
+	o.proc = proc
 	c := &cobra.Command{
 		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Poll a command or URL whose output is JSON until acceptors reach a state",
@@ -85,7 +94,8 @@ func wire(c *cobra.Command, o *Options) *cobra.Command {
 		if err := o.applyEnv(c.Flags()); err != nil {
 			return err
 		}
-		return runRetry(o)
+		_, err := runRetry(c.Context(), o)
+		return err
 	}
 	return c
 }
@@ -106,8 +116,8 @@ func (o *Options) applyEnv(fs *pflag.FlagSet) error {
 			return
 		}
 		key := envKey(f.Name)
-		v, ok := os.LookupEnv(key)
-		if !ok || v == "" {
+		v := o.IO.getenv(key)
+		if v == "" {
 			return
 		}
 		if f.Name == "shell" {

@@ -153,13 +153,13 @@ func stateDir() (string, error) {
 
 // scopeOptions are the options of `retry scope …`.
 type scopeOptions struct {
-	io    *Streams
+	io    *IOStreams
 	store string
 	json  bool
 }
 
 // NewCmdScope builds `retry scope list | show NAME | reset NAME`.
-func NewCmdScope(io *Streams) *cobra.Command {
+func NewCmdScope(io *IOStreams) *cobra.Command {
 	o := &scopeOptions{io: io}
 	c := &cobra.Command{
 		Use:   "scope",
@@ -208,7 +208,7 @@ func exactArgs(n int, usage string) cobra.PositionalArgs {
 func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 	fromEnv := false
 	if !c.Flags().Changed("scope-store") {
-		if v := os.Getenv("RETRY_SCOPE_STORE"); v != "" {
+		if v := o.io.getenv("RETRY_SCOPE_STORE"); v != "" {
 			o.store, fromEnv = v, true
 		}
 	}
@@ -298,7 +298,7 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 			fmt.Fprintf(out, "updated:  %s\n", info.Updated.UTC().Format(time.RFC3339))
 		}
 	case "reset":
-		fmt.Fprintf(o.io.Err, "retry: scope %s reset in %s\n", name, where)
+		fmt.Fprintf(o.io.ErrOut, "retry: scope %s reset in %s\n", name, where)
 	}
 	return nil
 }

@@ -1,10 +1,53 @@
 package cmd
 
 import (
+	"context"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 )
+
+// process is what a run of run or wait does to the retry process itself:
+// the signals it forwards to an attempt and the child-subreaper switch.
+// Main makes the one of the real process (newProcess); tests leave
+// Options.proc nil, or give fakes, and stop a run by cancelling its
+// context instead of sending a signal.
+type process struct {
+	signals *signals
+	// adoptOrphans makes retry a child subreaper (command.EnableSubreaper).
+	adoptOrphans func() error
+}
+
+// newProcess subscribes to the signals in the background (see signals) and
+// names the subreaper switch, which only a run of commands turns on
+// (process.start).
+func newProcess() *process {
+	return &process{signals: notifySignals(), adoptOrphans: command.EnableSubreaper}
+}
+
+// start prepares the process for the attempts of p, once the plan is
+// valid: when they are commands, retry becomes their orphans' subreaper
+// (double forks and setsid reparent to retry, which stops and reaps them
+// when the attempt ends; where the kernel has no subreapers the process
+// group still covers the usual cases); then, once the signal subscription
+// is in place, signals cancel the run (see watchSignals). A nil process
+// does nothing.
+func (pr *process) start(cancel context.CancelCauseFunc, p *plan, log *logger) {
+	if pr == nil {
+		return
+	}
+	if p.processes && pr.adoptOrphans != nil {
+		_ = pr.adoptOrphans()
+	}
+	if pr.signals != nil {
+		watchSignals(cancel, pr.signals.wait(), p.source, log)
+	}
+}
 
 // signals is retry's subscription to the signals it forwards to an attempt.
 //
@@ -12,8 +55,8 @@ import (
 // runtime starts a thread locked to a goroutine that owns the signal mask,
 // and hands it each signal in turn): Main subscribes in a goroutine as soon
 // as the command line names run or wait, so that this overlaps with flag
-// parsing and the plan, and runRetry waits for it before the first attempt
-// starts. The signals are never unsubscribed: signal.Stop costs ~0.1 ms at
+// parsing and the plan, and process.start waits for it before the first
+// attempt starts. The signals are never unsubscribed: signal.Stop costs ~0.1 ms at
 // exit, and a signal arriving after the run only cancels a finished context.
 type signals struct {
 	ready chan struct{}
@@ -40,4 +83,28 @@ func notifySignals() *signals {
 func (s *signals) wait() <-chan os.Signal {
 	<-s.ready
 	return s.c
+}
+
+// watchSignals turns SIGINT, SIGTERM, SIGHUP and SIGQUIT into the run's
+// cancellation (the attempt gets the signal, no other attempt starts, retry
+// exits 128+N); a second one during the grace kills the attempt's process
+// group at once, as timeout(1) and docker do.
+//
+// sigs is the subscription of notifySignals.
+func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, log *logger) {
+	killer, _ := src.(interface{ Kill() bool })
+	go func() {
+		first := true
+		for s := range sigs {
+			sig := s.(syscall.Signal)
+			if first {
+				first = false
+				cancel(&runner.Interrupt{Signal: sig})
+				continue
+			}
+			if killer != nil && killer.Kill() {
+				log.warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
+			}
+		}
+	}()
 }

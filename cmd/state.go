@@ -1,6 +1,7 @@
 package cmd
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -75,7 +76,7 @@ func durableConfig(o *Options, p *plan) durable.Config {
 // is recorded as started before it starts; the outcome schedules the next
 // attempt (exit 75), clears the state (success) or ends the sequence, which
 // later invocations then repeat without running anything.
-func runDurable(o *Options, p *plan) error {
+func runDurable(ctx context.Context, o *Options, p *plan) error {
 	log := newLogger(o, p)
 	log.state = o.State
 	cfg := durableConfig(o, p)
@@ -135,7 +136,7 @@ func runDurable(o *Options, p *plan) error {
 		return stateError(o, log, err)
 	}
 	p.strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
-	out, code := execute(o, p, log)
+	out, code := execute(ctx, o, p, log)
 
 	last := out.Last()
 	var entry durable.Entry
@@ -193,8 +194,8 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 		return durable.GaveUp, "max attempts exceeded; last " + what
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
-		if o.MaxTime > 0 {
-			msg += " (--max-time " + formatDuration(o.MaxTime) + " since the first attempt)"
+		if p.strategy.MaxTime > 0 {
+			msg += " (--max-time " + formatDuration(p.strategy.MaxTime) + " since the first attempt)"
 		}
 		if what != "" {
 			msg += "; last " + what

@@ -1,7 +1,6 @@
 package cmd
 
 import (
-	"os"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -11,7 +10,7 @@ import (
 // identity of its command line.
 func identityOf(t *testing.T, wait bool, args ...string) string {
 	t.Helper()
-	o := newOptions(wait, &Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	o := newOptions(wait, &IOStreams{})
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
 	o.register(fs)

@@ -16,7 +16,7 @@ import (
 )
 
 // newCmdState builds `retry state show|reset FILE`.
-func newCmdState(io *Streams) *cobra.Command {
+func newCmdState(io *IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "state",
 		Short: "Show or reset a durable retry sequence (--state FILE)",
@@ -32,7 +32,7 @@ it stands; retry state reset removes it, so the next invocation starts over.`,
 	return c
 }
 
-func newCmdStateShow(io *Streams) *cobra.Command {
+func newCmdStateShow(io *IOStreams) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "show FILE",
@@ -50,7 +50,7 @@ status, directive). --json prints one JSON object. No file: status none.`,
 	return c
 }
 
-func newCmdStateReset(io *Streams) *cobra.Command {
+func newCmdStateReset(io *IOStreams) *cobra.Command {
 	return &cobra.Command{
 		Use:   "reset FILE",
 		Short: "Remove a sequence, so that the next invocation starts a new one",
@@ -75,7 +75,7 @@ func exactFile(sub string) cobra.PositionalArgs {
 }
 
 // stateShow prints the sequence in path as of now.
-func stateShow(io *Streams, path string, asJSON bool, now time.Time) error {
+func stateShow(io *IOStreams, path string, asJSON bool, now time.Time) error {
 	st, err := durable.ReadFile(path)
 	if err != nil {
 		return stateFileError(path, err)
@@ -236,7 +236,7 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 }
 
 // stateReset removes the sequence in path under its lock.
-func stateReset(io *Streams, path string) error {
+func stateReset(io *IOStreams, path string) error {
 	fl, err := durable.Lock(path)
 	if err != nil {
 		return stateFileError(path, err)

@@ -29,7 +29,7 @@ func planFor(t *testing.T, wait bool, args ...string) *plan {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { devnull.Close() })
-	o := newOptions(wait, &Streams{In: devnull, Out: devnull, Err: devnull})
+	o := newOptions(wait, &IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	o.register(fs)
 	if err := fs.Parse(args); err != nil {

@@ -1,7 +1,10 @@
 package cmd
 
 import (
+	"slices"
 	"strings"
+
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // defaultJitter is the jitter of a backoff the user gave no --jitter for:
@@ -14,6 +17,105 @@ func defaultJitter(kind string) string {
 		return "full"
 	}
 	return "none"
+}
+
+// validate refuses the flags that cannot hold together, before the plan
+// reads or opens anything, and returns what an attempt is. (Values that
+// need a file, a store or a parser to judge are refused where they are
+// built, in buildPlan.)
+func (o *Options) validate() (attemptKind, error) {
+	if o.given("state") && o.State == "" {
+		return 0, usageError("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
+	if err := o.contradictions(); err != nil {
+		return 0, err
+	}
+	kind, err := o.attemptKind()
+	if err != nil {
+		return 0, err
+	}
+	if o.State != "" && (o.Consecutive > 1 || o.OnRetry != "") {
+		// Each --state invocation makes one attempt: neither a count of
+		// successes in a row nor a hook between attempts is kept.
+		f := "consecutive"
+		if o.OnRetry != "" {
+			f = "on-retry"
+		}
+		return 0, usageError("--%s: cannot go with --state, which makes one attempt per invocation", f)
+	}
+	if o.given("output") && o.Query == "" {
+		return 0, usageError("--output: chooses how --query writes its result; give --query EXPR")
+	}
+	return kind, nil
+}
+
+// attemptKind is what an attempt does, as the flags choose it.
+type attemptKind int
+
+const (
+	commandAttempt attemptKind = iota // runs COMMAND [ARG...], a process per attempt
+	httpAttempt                       // makes the HTTP call of --url
+	tcpAttempt                        // connects to --tcp HOST:PORT
+)
+
+// httpOnly are the flags that shape an HTTP call.
+var httpOnly = []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"}
+
+// attemptKind returns what an attempt does: connect with --tcp (given,
+// even empty), call --url, else run the arguments. It refuses, naming the
+// flag, what cannot go with that choice: arguments beside --tcp or --url,
+// --shell and --foreground (they run commands), HTTP flags without --url,
+// and output or input flags with --tcp. This is the one place these
+// conflicts are decided.
+func (o *Options) attemptKind() (attemptKind, error) {
+	switch {
+	case o.TCP != "" || o.given("tcp"):
+		if len(o.Args) > 0 {
+			return 0, usageError("--tcp: give either an address or a command, not both (got %q)", strings.Join(o.Args, " "))
+		}
+		if o.URL != "" {
+			return 0, usageError("--tcp: give either --tcp HOST:PORT or --url URL, not both")
+		}
+		if o.Shell || o.Foreground {
+			return 0, usageError("--shell and --foreground run commands; they cannot go with --tcp")
+		}
+		for _, f := range slices.Concat(httpOnly, []string{"error-pattern", "query", "input"}) {
+			if o.given(f) {
+				return 0, usageError("--%s: cannot go with --tcp (a TCP connect has no output)", f)
+			}
+		}
+		return tcpAttempt, nil
+	case o.URL != "":
+		if len(o.Args) > 0 {
+			return 0, usageError("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
+		}
+		if o.Shell {
+			return 0, usageError("--shell: runs a command; it cannot go with --url")
+		}
+		if o.Foreground {
+			return 0, usageError("--shell and --foreground run commands; they cannot go with --url")
+		}
+		return httpAttempt, nil
+	}
+	for _, f := range httpOnly {
+		if o.given(f) {
+			return 0, usageError("--%s: only for HTTP calls: give --url URL", f)
+		}
+	}
+	return commandAttempt, nil
+}
+
+// method returns the HTTP method of --url: -X in upper case; without it
+// GET, or POST with --data (curl's rule). The request source gets it
+// resolved.
+func (o *Options) method() string {
+	switch {
+	case o.Method != "":
+		return strings.ToUpper(o.Method)
+	case o.given("data"):
+		return "POST"
+	}
+	return "GET"
 }
 
 // contradictions refuses flags the user gave (on the command line or as

@@ -50,7 +50,7 @@ func currentBuild() buildInfo {
 	return b
 }
 
-func newCmdVersion(io *Streams) *cobra.Command {
+func newCmdVersion(io *IOStreams) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
 		Use:   "version",

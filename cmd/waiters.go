@@ -54,7 +54,7 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 		return nil, usageError("--waiter: %v", err)
 	}
 	if w.UsesInput && o.Input == "" && !o.Quiet {
-		fmt.Fprintf(o.IO.Err, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", w.Name)
+		fmt.Fprintf(o.IO.ErrOut, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", w.Name)
 	}
 	return w, nil
 }
@@ -97,7 +97,7 @@ func listWaiters(o *Options) error {
 		return err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(o.IO.Err, "retry: %s in %s, built in from botocore %s (Apache-2.0); --waiter-file FILE uses another model\n", plural(n, "waiter"), plural(len(models), "service"), botocore.Version)
+		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0); --waiter-file FILE uses another model\n", plural(n, "waiter"), plural(len(models), "service"), botocore.Version)
 	}
 	return nil
 }

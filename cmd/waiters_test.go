@@ -44,7 +44,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 				}
 			}
 			// The way retry wait loads it, from --waiter SERVICE:cli-name.
-			o := newOptions(true, &Streams{Err: devNull(t)})
+			o := newOptions(true, &IOStreams{ErrOut: devNull(t)})
 			o.Waiter = m.Service + ":" + m.CLINames[i]
 			w, err := o.loadWaiter()
 			if err == nil && w.Name != name {

@@ -48,7 +48,7 @@ func generate(dir string) error {
 		}
 		date = time.Unix(sec, 0).UTC()
 	}
-	root := cmd.NewCmdRoot(&cmd.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr})
+	root := cmd.NewCmdRoot(cmd.SystemIO())
 	root.InitDefaultCompletionCmd()
 	root.DisableAutoGenTag = true
 	return walk(root, func(c *cobra.Command) error {

@@ -32,7 +32,7 @@ func TestManPages(t *testing.T) {
 	if !strings.Contains(root, ".SH EXIT STATUS") || !strings.Contains(root, `.TH "RETRY" "1" "Jan 2026"`) {
 		t.Errorf("retry.1: no EXIT STATUS section or wrong header:\n%s", root)
 	}
-	io := &cmd.Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}
+	io := cmd.SystemIO()
 	for name, c := range map[string]interface{ Flags() *pflag.FlagSet }{
 		"retry-run.1": cmd.NewCmdRun(io), "retry-wait.1": cmd.NewCmdWait(io),
 	} {
