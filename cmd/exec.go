@@ -40,7 +40,7 @@ type plan struct {
 	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
 	// the run.
 	maxTime time.Duration
-	logFile   *os.File // --log-file, nil for stderr
+	logFile *os.File // --log-file, nil for stderr
 	// warn reports a problem during the run (a failing scope store),
 	// through the logger once it exists.
 	warn   func(format string, args ...any)
