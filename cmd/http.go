@@ -60,43 +60,14 @@ func parseHeaders(lines []string) (http.Header, error) {
 	for _, line := range lines {
 		name, value, ok := strings.Cut(line, ":")
 		name = strings.TrimSpace(name)
-		if !ok || !httpToken(name) {
+		if !ok || !request.IsToken(name) {
 			return nil, fmt.Errorf("invalid header %q: want 'Name: value'", line)
 		}
 		value = strings.Trim(value, " \t")
-		if !validHeaderValue(value) {
+		if !request.ValidHeaderValue(value) {
 			return nil, fmt.Errorf("invalid header %q: control characters are not allowed", line)
 		}
 		h.Add(name, value)
 	}
 	return h, nil
-}
-
-// httpToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
-// request.New checks header names and values the same way, for a Config
-// built in code; here the check quotes the --header line.
-func httpToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// validHeaderValue reports whether v has no control character but tab.
-func validHeaderValue(v string) bool {
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
-			return false
-		}
-	}
-	return true
 }

@@ -225,7 +225,7 @@ func New(cfg Config) (*HTTP, error) {
 			method = http.MethodPost
 		}
 	}
-	if !isHTTPToken(method) {
+	if !IsToken(method) {
 		return nil, &ConfigError{Flag: "request", Err: fmt.Errorf("invalid method %q: want a token like GET or POST", method)}
 	}
 	h := &HTTP{
@@ -258,11 +258,11 @@ func New(cfg Config) (*HTTP, error) {
 		h.now = time.Now
 	}
 	for k, vs := range cfg.Header {
-		if !isHTTPToken(k) {
+		if !IsToken(k) {
 			return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid header name %q", k)}
 		}
 		for _, v := range vs {
-			if !validHTTPHeaderValue(v) {
+			if !ValidHeaderValue(v) {
 				return nil, &ConfigError{Flag: "header", Err: fmt.Errorf("invalid value for header %s: control characters are not allowed", k)}
 			}
 		}
@@ -294,7 +294,7 @@ func New(cfg Config) (*HTTP, error) {
 			if key, err = newUUID(r); err != nil {
 				return nil, &ConfigError{Flag: "idempotency-key", Err: fmt.Errorf("drawing an idempotency key: %w", err)}
 			}
-		} else if !validHTTPHeaderValue(key) {
+		} else if !ValidHeaderValue(key) {
 			return nil, &ConfigError{Flag: "idempotency-key", Err: errors.New("control characters are not allowed")}
 		}
 		h.header.Set("Idempotency-Key", key)
@@ -563,7 +563,7 @@ func newUUID(r io.Reader) (string, error) {
 }
 
 // isHTTPToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
-func isHTTPToken(s string) bool {
+func IsToken(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -580,7 +580,7 @@ func isHTTPToken(s string) bool {
 }
 
 // validHTTPHeaderValue reports whether v has no control character but tab.
-func validHTTPHeaderValue(v string) bool {
+func ValidHeaderValue(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
 			return false
