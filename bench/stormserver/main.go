@@ -7,7 +7,9 @@
 //	-profile 503: 503 Service Unavailable, no error code
 //
 // GET /stats returns {"requests":N,"successes":N,"rps":F} (rps over the time
-// from the first to the last request) and POST /reset starts over.
+// from the first to the last request), GET /timeline one line per request
+// since the reset ("MILLISECONDS ok" or "MILLISECONDS refused", from the
+// first request), and POST /reset starts over.
 package main
 
 import (
@@ -30,6 +32,13 @@ type server struct {
 	refilled        time.Time
 	requests, oks   int
 	first, lastSeen time.Time
+	timeline        []event
+}
+
+// event is a request of the timeline: when, and whether it was admitted.
+type event struct {
+	at time.Duration
+	ok bool
 }
 
 func (s *server) reset() {
@@ -38,6 +47,7 @@ func (s *server) reset() {
 	s.tokens, s.refilled = s.burst, time.Now()
 	s.requests, s.oks = 0, 0
 	s.first, s.lastSeen = time.Time{}, time.Time{}
+	s.timeline = nil
 }
 
 // admit counts a request and reports whether the bucket lets it through.
@@ -52,12 +62,13 @@ func (s *server) admit() bool {
 		s.first = now
 	}
 	s.lastSeen = now
-	if s.tokens >= 1 {
+	ok := s.tokens >= 1
+	if ok {
 		s.tokens--
 		s.oks++
-		return true
 	}
-	return false
+	s.timeline = append(s.timeline, event{now.Sub(s.first), ok})
+	return ok
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -83,6 +94,16 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			rps = float64(s.requests) / span
 		}
 		json.NewEncoder(w).Encode(map[string]any{"requests": s.requests, "successes": s.oks, "rps": rps})
+		s.mu.Unlock()
+	case "/timeline":
+		s.mu.Lock()
+		for _, e := range s.timeline {
+			what := "refused"
+			if e.ok {
+				what = "ok"
+			}
+			fmt.Fprintf(w, "%d %s\n", e.at.Milliseconds(), what)
+		}
 		s.mu.Unlock()
 	case "/reset":
 		s.reset()
