@@ -101,7 +101,8 @@ func TestSplitCommandErrors(t *testing.T) {
 // of literal words (no expansion, no redirection, no assignment),
 // splitCommand must accept it and split it into the same words. Strings
 // with $, `, ~ or # are left out (expansions, tildes and comments, which
-// splitCommand refuses or keeps literal on purpose). It also checks that
+// splitCommand refuses or keeps literal on purpose), and so are U+0080 and
+// U+0081, which the parser takes for its own markers. It also checks that
 // splitCommand never panics and never returns an empty argv without error.
 func FuzzSplitCommand(f *testing.F) {
 	for _, s := range []string{
@@ -117,8 +118,11 @@ func FuzzSplitCommand(f *testing.F) {
 		if err == nil && len(argv) == 0 {
 			t.Fatalf("splitCommand(%q) = no words, no error", s)
 		}
-		if strings.ContainsAny(s, "$`~#\r\x00") || strings.HasSuffix(s, "\\") {
-			return // a trailing backslash: shells keep it, the parser drops it
+		if strings.ContainsAny(s, "$`~#\r\x00\u0080\u0081") || strings.HasSuffix(s, "\\") {
+			// A trailing backslash: shells keep it, the parser drops it.
+			// U+0080 and U+0081: the parser's own markers (its end of input
+			// and escaped newline), which it drops or stops at in input.
+			return
 		}
 		want, ok := simpleLiteralCommand(parser, s)
 		if !ok {
