@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/retry-dev/retry/runner/command"
 	"github.com/spf13/pflag"
 )
 
@@ -133,8 +134,8 @@ func SystemIO() *IOStreams {
 		In:               os.Stdin,
 		Out:              os.Stdout,
 		ErrOut:           os.Stderr,
-		StdoutIsTerminal: isTerminal(os.Stdout),
-		StderrIsTerminal: isTerminal(os.Stderr),
+		StdoutIsTerminal: command.IsTerminal(os.Stdout),
+		StderrIsTerminal: command.IsTerminal(os.Stderr),
 		Getenv:           os.Getenv,
 	}
 }

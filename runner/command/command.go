@@ -477,10 +477,15 @@ func (c *Command) Close() error {
 	return c.state.stdin.close()
 }
 
-// isTerminal reports whether f is a terminal (golang.org/x/term, so on
+// IsTerminal reports whether f is a terminal (golang.org/x/term, so on
 // every platform it supports), without changing f's mode: the check runs on
-// the raw descriptor, where f.Fd() would make f blocking.
-func isTerminal(f *os.File) bool {
+// the raw descriptor, where f.Fd() would make f blocking. A nil f is not.
+// The source asks it of an attempt's stdin; cmd of retry's stdout and
+// stderr.
+func IsTerminal(f *os.File) bool {
+	if f == nil {
+		return false
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return false

@@ -52,7 +52,7 @@ func newStdinSource(f *os.File, foreground bool, dir string, threshold, fallback
 			switch {
 			case isDevNull(fi):
 				return &stdinSource{mode: stdinNull, file: f}, nil
-			case isTerminal(f):
+			case IsTerminal(f):
 				if foreground {
 					return &stdinSource{mode: stdinInherit, file: f}, nil
 				}
