@@ -42,7 +42,7 @@ var floors = map[string][]string{
 var imports = map[string][]string{
 	".": {"cmd"},
 
-	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
+	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel",
 		"backoff", "bucket", "bucket/redis",
 		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 
@@ -70,6 +70,9 @@ var imports = map[string][]string{
 	"acceptor/waitermodel": {"acceptor", "acceptor/jmes"},
 	"acceptor/errorcode":   nil,
 	"acceptor/botocore":    nil,
+	// The built-in Kubernetes waiters: one model file, parsed by
+	// waitermodel when a k8s: waiter is named.
+	"acceptor/k8s": {"acceptor", "acceptor/jmes", "acceptor/waitermodel"},
 
 	"backoff":      nil,
 	"bucket":       nil,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/k8s"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 )
 
@@ -36,7 +37,14 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	} else {
 		service, n, ok := strings.Cut(name, ":")
 		if !ok || service == "" || n == "" {
-			return nil, usageError("--waiter: %q: want SERVICE:NAME for a built-in waiter (dynamodb:table-exists; retry wait --list-waiters lists them), or --waiter-file FILE with --waiter NAME", o.Waiter)
+			return nil, usageError("--waiter: %q: want SERVICE:NAME for a built-in waiter (dynamodb:table-exists, k8s:pod-ready; retry wait --list-waiters lists them), or --waiter-file FILE with --waiter NAME", o.Waiter)
+		}
+		if strings.EqualFold(service, k8s.Service) {
+			w, err := k8s.Waiter(n)
+			if err != nil {
+				return nil, usageError("--waiter: %v", err)
+			}
+			return w, nil
 		}
 		m, data, err := botocore.Service(service)
 		if err != nil {
@@ -60,9 +68,9 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 }
 
 // listWaiters writes the names of the waiters of --waiter-file, one a line;
-// without a file, the built-in waiters as SERVICE:NAME (only SERVICE's with
-// --waiter SERVICE), and a line on stderr saying which botocore they come
-// from.
+// without a file, the built-in waiters as SERVICE:NAME, the botocore ones
+// then the Kubernetes ones (only SERVICE's with --waiter SERVICE), and a
+// line on stderr saying where they come from.
 func listWaiters(o *Options) error {
 	if o.WaiterFile != "" {
 		wf, err := loadWaiterFile(o.WaiterFile)
@@ -71,6 +79,21 @@ func listWaiters(o *Options) error {
 		}
 		for _, n := range wf.Names() {
 			fmt.Fprintln(o.IO.Out, n)
+		}
+		return nil
+	}
+	kubeNames, kubeCLINames := k8s.Names()
+	var kube strings.Builder
+	for i, name := range kubeNames {
+		fmt.Fprintf(&kube, "%s:%s\t%s:%s\n", k8s.Service, name, k8s.Service, kubeCLINames[i])
+	}
+	kubeLine := fmt.Sprintf("%d Kubernetes waiters (k8s:NAME, over kubectl get KIND NAME -o json)", len(kubeNames))
+	if strings.EqualFold(strings.TrimSuffix(o.Waiter, ":"), k8s.Service) {
+		if _, err := fmt.Fprint(o.IO.Out, kube.String()); err != nil {
+			return err
+		}
+		if !o.Quiet {
+			fmt.Fprintf(o.IO.ErrOut, "retry: %s, built in; --waiter-file FILE uses another model\n", kubeLine)
 		}
 		return nil
 	}
@@ -93,11 +116,18 @@ func listWaiters(o *Options) error {
 			n++
 		}
 	}
+	if o.Waiter == "" {
+		b.WriteString(kube.String())
+	}
 	if _, err := fmt.Fprint(o.IO.Out, b.String()); err != nil {
 		return err
 	}
 	if !o.Quiet {
-		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0); --waiter-file FILE uses another model\n", plural(n, "waiter"), plural(len(models), "service"), botocore.Version)
+		also := ""
+		if o.Waiter == "" {
+			also = ", and " + kubeLine
+		}
+		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0)%s; --waiter-file FILE uses another model\n", plural(n, "waiter"), plural(len(models), "service"), botocore.Version, also)
 	}
 	return nil
 }
