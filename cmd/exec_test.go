@@ -65,7 +65,7 @@ func TestArgv(t *testing.T) {
 	}
 	for _, c := range cases {
 		o := newOptions(false, nil)
-		o.Shell, o.Args = c.shell, c.args
+		o.Process.Shell, o.Args = c.shell, c.args
 		got, err := o.argv()
 		if c.usage {
 			if ee, ok := err.(*exitError); !ok || ee.code != exitUsage {
