@@ -6,13 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
+// helpCommands returns run and wait with their flags and grouped help.
 func helpCommands() []*cobra.Command {
-	ios := &IOStreams{}
-	return []*cobra.Command{NewCmdRun(ios), NewCmdWait(ios)}
+	var cs []*cobra.Command
+	for _, wait := range []bool{false, true} {
+		c := &cobra.Command{Use: map[bool]string{false: "run", true: "wait"}[wait], Example: "  retry …", RunE: func(*cobra.Command, []string) error { return nil }}
+		New(wait, &iostreams.IOStreams{}).Register(c.Flags())
+		SetGroupedHelp(c)
+		cs = append(cs, c)
+	}
+	return cs
 }
 
 // TestEveryFlagHasAGroup fails when a flag is registered (by anyone, in any
@@ -22,7 +30,7 @@ func TestEveryFlagHasAGroup(t *testing.T) {
 		c.InitDefaultHelpFlag()
 		c.Flags().VisitAll(func(f *pflag.Flag) {
 			if f.Name != "help" && groupOf(f.Name) == "" {
-				t.Errorf("retry %s: flag --%s is in no help group: add it to flagGroups in cmd/help.go", c.Name(), f.Name)
+				t.Errorf("retry %s: flag --%s is in no help group: add it to flagGroups in cmd/internal/plan/help.go", c.Name(), f.Name)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package plan
 import (
 	"testing"
 
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/spf13/pflag"
 )
 
@@ -10,18 +11,18 @@ import (
 // identity of its command line.
 func identityOf(t *testing.T, wait bool, args ...string) string {
 	t.Helper()
-	o := newOptions(wait, &IOStreams{})
+	o := New(wait, &iostreams.IOStreams{})
 	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
-	o.register(fs)
+	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatal(err)
 	}
 	o.Args = fs.Args()
-	if err := o.applyEnv(fs); err != nil {
+	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatal(err)
 	}
-	p, err := buildPlan(o)
+	p, err := Build(o)
 	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -29,17 +30,17 @@ func planFor(t *testing.T, wait bool, args ...string) *Plan {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { devnull.Close() })
-	o := newOptions(wait, &IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
+	o := New(wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-	o.register(fs)
+	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
 	o.Args = []string{"true"}
-	if err := o.applyEnv(fs); err != nil {
+	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatal(err)
 	}
-	p, err := buildPlan(o)
+	p, err := Build(o)
 	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
@@ -159,7 +160,7 @@ func TestWaitMaxDelay(t *testing.T) {
 	if got, want := schedule(t, p, 0), seconds(0, 2, 6, 14, 30, 60, 90, 120); !equalDurations(got, want) {
 		t.Errorf("without a model: attempts at %v, want %v", got, want)
 	}
-	model, err := filepath.Abs("../acceptor/waitermodel/testdata/smithy-model.json")
+	model, err := filepath.Abs("../../../acceptor/waitermodel/testdata/smithy-model.json")
 	if err != nil {
 		t.Fatal(err)
 	}

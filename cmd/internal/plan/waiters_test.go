@@ -10,6 +10,7 @@ import (
 	"github.com/retry-dev/retry/acceptor/botocore"
 	"github.com/retry-dev/retry/acceptor/jmes"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 )
 
 // Every built-in waiter loads with the acceptor package's botocore parser
@@ -44,7 +45,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 				}
 			}
 			// The way retry wait loads it, from --waiter SERVICE:cli-name.
-			o := newOptions(true, &IOStreams{ErrOut: devNull(t)})
+			o := New(true, &iostreams.IOStreams{ErrOut: devNull(t)})
 			o.Waiter.Name = m.Service + ":" + m.CLINames[i]
 			w, err := o.loadWaiter()
 			if err == nil && w.Name != name {

@@ -35,19 +35,19 @@ func TestResolveCI(t *testing.T) {
 		mode     string
 		getenv   func(string) string
 		terminal bool
-		want     ciSystem
+		want     CISystem
 	}{
-		{"auto", gh, false, ciGitHub},
-		{"auto", gl, false, ciGitLab},
-		{"auto", none, false, ciNone},
-		{"auto", gh, true, ciNone}, // a person at a terminal
-		{"auto", env(map[string]string{"GITHUB_ACTIONS": "1"}), false, ciNone},
-		{"github", none, true, ciGitHub},
-		{"gitlab", gh, false, ciGitLab},
-		{"none", gh, false, ciNone},
+		{"auto", gh, false, CIGitHub},
+		{"auto", gl, false, CIGitLab},
+		{"auto", none, false, CINone},
+		{"auto", gh, true, CINone}, // a person at a terminal
+		{"auto", env(map[string]string{"GITHUB_ACTIONS": "1"}), false, CINone},
+		{"github", none, true, CIGitHub},
+		{"gitlab", gh, false, CIGitLab},
+		{"none", gh, false, CINone},
 	} {
-		if got := resolveCI(c.mode, c.getenv, c.terminal); got != c.want {
-			t.Errorf("resolveCI(%q, terminal %v) = %v, want %v", c.mode, c.terminal, got, c.want)
+		if got := ResolveCI(c.mode, c.getenv, c.terminal); got != c.want {
+			t.Errorf("ResolveCI(%q, terminal %v) = %v, want %v", c.mode, c.terminal, got, c.want)
 		}
 	}
 }

@@ -62,7 +62,7 @@ func TestRedactText(t *testing.T) {
 		}
 	}
 	long := bytes.Repeat([]byte("x"), 3000)
-	if got := tailText(long); len(got) != reportTailLimit {
-		t.Errorf("tailText: %d bytes, want %d", len(got), reportTailLimit)
+	if got := tailText(long); len(got) != ReportTail {
+		t.Errorf("tailText: %d bytes, want %d", len(got), ReportTail)
 	}
 }

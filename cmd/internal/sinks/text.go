@@ -261,6 +261,7 @@ func valueOrNothing(s string) string {
 	}
 	return s
 }
+
 // retryAfterText describes the retry-after hint of r after lead ("server asked
 // for "): "server asked for 50ms"; when --max-retry-after capped it, "server
 // asked for 2m0s, capped at 20ms by --max-retry-after".

@@ -18,11 +18,12 @@ import (
 func TestLogReadsTheLimitsFromTheEvents(t *testing.T) {
 	for _, format := range []string{"text", "json"} {
 		var buf bytes.Buffer
-		l := &logger{o: &Options{LogFormat: format}, p: &plan{}, w: &buf, now: time.Now}
+		lines := NewLines(&buf, false)
+		l := map[string]Sink{"text": NewText(TextConfig{}, lines), "json": NewJSON(JSONConfig{}, lines)}[format]
 		rec := &runner.Record{Number: 2, Result: &runner.Result{Attempt: &acceptor.Attempt{}},
 			Decision: acceptor.Decision{Directive: acceptor.Succeed, Source: acceptor.FromFallback},
 			Streak:   1, Retried: true, Delay: time.Second}
-		l.observe(runner.Event{Kind: runner.EventAttemptEnd, Record: rec, MaxAttempts: 5, Consecutive: 3, Time: time.Now()})
+		l.Observe(runner.Event{Kind: runner.EventAttemptEnd, Record: rec, MaxAttempts: 5, Consecutive: 3, Time: time.Now()})
 		want := map[string]string{
 			"text": "retry: attempt 2/5: exit status 0: success [no acceptor matched] (1/3 in a row); next attempt in 1s\n",
 			"json": `"max_attempts":5`,
@@ -39,8 +40,9 @@ func TestLogReadsTheLimitsFromTheEvents(t *testing.T) {
 func TestLogSleepCountsDown(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var buf bytes.Buffer
-		l := &logger{o: &Options{}, p: &plan{}, w: &buf, now: time.Now, tty: true, start: time.Now()}
-		if err := l.sleep(t.Context(), time.Second); err != nil || time.Since(l.start) != time.Second {
+		l := NewText(TextConfig{TTY: true}, NewLines(&buf, false))
+		l.start = time.Now()
+		if err := l.Sleep(t.Context(), time.Second); err != nil || time.Since(l.start) != time.Second {
 			t.Fatalf("sleep = %v after %v", err, time.Since(l.start))
 		}
 		got := buf.String()
@@ -56,7 +58,7 @@ func TestLogSleepCountsDown(t *testing.T) {
 		cause := errors.New("stop")
 		ctx, cancel := context.WithCancelCause(t.Context())
 		time.AfterFunc(300*time.Millisecond, func() { cancel(cause) })
-		if err := l.sleep(ctx, 2*time.Second); err != cause {
+		if err := l.Sleep(ctx, 2*time.Second); err != cause {
 			t.Errorf("cancelled sleep = %v, want %v", err, cause)
 		}
 	})

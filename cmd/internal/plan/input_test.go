@@ -1,30 +1,11 @@
-package cmd
+package plan
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-
-	"github.com/retry-dev/retry/runner/output"
 )
-
-// A log line starts on a new line after a child's unfinished one, and only
-// then.
-func TestSharedStderrNewline(t *testing.T) {
-	var buf bytes.Buffer
-	s := &sharedStderr{w: &buf}
-	s.child().Write([]byte("partial"))
-	s.log().Write([]byte("retry: one\n"))
-	s.child().Write([]byte("whole\n"))
-	s.log().Write([]byte("retry: two\n"))
-	want := "partial\nretry: one\nwhole\nretry: two\n"
-	if buf.String() != want {
-		t.Errorf("got %q, want %q", buf.String(), want)
-	}
-}
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{
@@ -38,19 +19,6 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
 		}
-	}
-}
-
-func TestExitForStream(t *testing.T) {
-	if got := exitForStream(&output.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}}); got != 141 {
-		t.Errorf("broken pipe: %d, want 141", got)
-	}
-	if got := exitForStream(&output.StreamError{Stream: "stdout", Err: syscall.ENOSPC}); got != exitIOError {
-		t.Errorf("full device: %d, want %d", got, exitIOError)
-	}
-	err := &output.StreamError{Stream: "stdout", Err: &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.ENOSPC}}
-	if got := err.Error(); got != "writing stdout: no space left on device" {
-		t.Errorf("message %q", got)
 	}
 }
 
