@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,75 @@ func TestFileWritesGoThroughTheWritePolicy(t *testing.T) {
 		if !seen[key] {
 			t.Errorf("writeExceptions lists %s, which no longer happens: remove it", key)
 		}
+	}
+}
+
+// The size limits of the presentation layer: the cmd package itself stays
+// the wiring of cobra to the options and of outcomes to exit statuses, and
+// no file or struct of cmd/ and its subpackages grows into a room of its
+// own.
+const (
+	maxCmdLines    = 1500 // non-test lines of package cmd
+	maxFileLines   = 400  // lines of a file of cmd/ or its subpackages
+	maxStructField = 20   // fields of a struct type there
+)
+
+// TestPresentationLayerSizes fails when the cmd package passes
+// maxCmdLines, a file of cmd/ or its subpackages passes maxFileLines, or a
+// struct there has more than maxStructField fields.
+func TestPresentationLayerSizes(t *testing.T) {
+	cmdLines := 0
+	err := filepath.WalkDir("cmd", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n := strings.Count(string(src), "\n")
+		if n > maxFileLines {
+			t.Errorf("%s: %d lines, want at most %d: split it by idea", p, n, maxFileLines)
+		}
+		test := strings.HasSuffix(p, "_test.go")
+		if filepath.Dir(p) == "cmd" && !test {
+			cmdLines += n
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, src, 0)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			if st, ok := ts.Type.(*ast.StructType); ok {
+				fields := 0
+				for _, f := range st.Fields.List {
+					fields += max(len(f.Names), 1)
+				}
+				if fields > maxStructField {
+					t.Errorf("%s: struct %s has %d fields, want at most %d: group them", p, ts.Name.Name, fields, maxStructField)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cmdLines > maxCmdLines {
+		t.Errorf("package cmd: %d non-test lines, want at most %d: move what is not wiring into a subpackage", cmdLines, maxCmdLines)
 	}
 }

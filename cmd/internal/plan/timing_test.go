@@ -180,7 +180,7 @@ func TestUnlimitedAttempts(t *testing.T) {
 	if len(got) != 50 || got[49] != 49*time.Second {
 		t.Errorf("%d attempts, the last at %v; want 50, at 49s", len(got), got[len(got)-1])
 	}
-	// The schedule without a COUNT retries forever too (seed 001).
+	// The schedule without a COUNT retries forever too.
 	p = planFor(t, false, "--schedule", "1s 2s")
 	if got := schedule(t, p, 6); !equalDurations(got, seconds(0, 1, 3, 5, 7, 9)) {
 		t.Errorf("--schedule '1s 2s': attempts at %v", got)

@@ -109,7 +109,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		return tw.end()
 	}
 	// One buffer for the run: a MiB of garbage per retried attempt would
-	// make memory grow with the number of attempts (issue 9).
+	// make memory grow with the number of attempts (a long run of retries).
 	if l.tail == nil {
 		l.tail = &tailBuffer{limit: retriedStdoutLimit}
 		l.copyBuf = make([]byte, 32<<10)
