@@ -56,7 +56,9 @@ func TestJMESPathCompliance(t *testing.T) {
 		for si, s := range suites {
 			for ci, c := range s.Cases {
 				cases++
-				where := func() string { return name + "#" + strconv.Itoa(si) + "." + strconv.Itoa(ci) + " " + strconv.Quote(c.Expression) }
+				where := func() string {
+					return name + "#" + strconv.Itoa(si) + "." + strconv.Itoa(ci) + " " + strconv.Quote(c.Expression)
+				}
 				q, qerr := NewQuery(c.Expression)
 				var out []byte
 				if qerr == nil {
