@@ -79,6 +79,7 @@ var imports = map[string][]string{
 	"bench/gofloor":      nil,
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
+	"bench/rusage":       nil,
 	"bench/stormserver":  nil,
 	"tools/actioncheck":  nil,
 	"tools/mangen":       {"cmd"},
