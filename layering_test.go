@@ -20,7 +20,8 @@ const module = "github.com/retry-dev/retry"
 // top-level directories whose packages a package may import. backoff,
 // bucket and acceptor are at the bottom and import only their own
 // subpackages; runner imports them; cmd and its subpackages (the
-// presentation layer) import everything below them; only main imports cmd (and tools/mangen, which is not part of the binary:
+// presentation layer) import everything below them; only main imports cmd
+// (and tools/mangen, which is not part of the binary:
 // it writes the man pages of cmd's commands). internal/ and bench/ hold
 // programs of their own (a go:generate generator, the servers and Go
 // floors of the bench scripts) that import no project package.
@@ -102,6 +103,7 @@ var imports = map[string][]string{
 	"bench/gofloor":      nil,
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
+	"bench/rusage":       nil,
 	"bench/stormserver":  nil,
 	"tools/actioncheck":  nil,
 	"tools/mangen":       {"cmd"},

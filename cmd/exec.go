@@ -40,6 +40,9 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 	if o.Net.Insecure && p.HTTP { // a security warning: printed even with -q
 		l.lines.Warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
+	for _, w := range p.ExprWarnings {
+		l.lines.Warn("warning: %s", w)
+	}
 
 	if o.Budget.State != "" {
 		return nil, runDurable(ctx, o, p, l, proc)

@@ -193,7 +193,16 @@ func (p *pump) start() {
 	}
 	p.r = f
 	if len(*p.buf) == 0 {
-		*p.buf = make([]byte, feedChunk)
+		size := feedChunk
+		if p.name == "stdout" {
+			// A command's stdout can be large: fewer, larger reads, from a
+			// pipe the kernel lets grow (growPipe).
+			size = stdoutChunk
+			growPipe(p.fd)
+		}
+		*p.buf = make([]byte, size)
+	} else if p.name == "stdout" {
+		growPipe(p.fd)
 	}
 	go p.run()
 }

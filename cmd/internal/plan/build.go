@@ -5,6 +5,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/jmes"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
@@ -39,6 +40,29 @@ type Plan struct {
 	// through the log once it exists; cmd sets it.
 	Warn   func(format string, args ...any)
 	Stderr *iostreams.SharedStderr // retry's stderr, shared by the attempts and the log
+	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
+	// backquotes), one line each, naming the flag or waiter.
+	ExprWarnings []string
+}
+
+// jmesWarnings returns the warnings of the JMESPath expressions of c's
+// acceptors and of q, each after the name of its flag or waiter.
+func jmesWarnings(c *acceptor.Chain, q *jmes.Query) []string {
+	type warner interface{ Warnings() []string }
+	var out []string
+	for _, a := range c.Acceptors {
+		if m, ok := a.Matcher.(warner); ok {
+			for _, w := range m.Warnings() {
+				out = append(out, a.Name+": "+w)
+			}
+		}
+	}
+	if q != nil {
+		for _, w := range q.Warnings() {
+			out = append(out, "--query "+q.Expression()+": "+w)
+		}
+	}
+	return out
 }
 
 // Build validates o and builds the strategy and the source. It reads
@@ -91,6 +115,7 @@ func Build(o *Options) (_ *Plan, err error) {
 			return nil, exit.Usagef("--query: %q: %v", o.Output.Query, err)
 		}
 	}
+	p.ExprWarnings = jmesWarnings(chain, p.Query)
 
 	bud, err := o.bucket(func(format string, args ...any) {
 		if p.Warn != nil {
