@@ -42,7 +42,7 @@ func acceptorKinds() []acceptorKind {
 				}
 				return acceptor.OutputMatcher(re), nil
 			}},
-		{suffix: "-error", arg: "CODE", help: "when a failed attempt's error code is CODE (true: any error, false: no error)", states: allStates,
+		{suffix: "-error", arg: "CODE", help: "when a failed attempt's error code is CODE (true: any error, false: no error, timeout: stopped by --attempt-timeout)", states: allStates,
 			build: func(v string) (acceptor.Matcher, error) {
 				if strings.TrimSpace(v) == "" {
 					return nil, fmt.Errorf("want an error code, true or false")

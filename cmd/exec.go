@@ -45,6 +45,29 @@ type plan struct {
 	// through the logger once it exists.
 	warn   func(format string, args ...any)
 	errOut *sharedStderr // retry's stderr, shared by the attempts and the log
+	// exprWarnings: deprecated JMESPath syntax read anyway (a bare word in
+	// backquotes), one line each, naming the flag or waiter.
+	exprWarnings []string
+}
+
+// jmesWarnings returns the warnings of the JMESPath expressions of c's
+// acceptors and of q, each after the name of its flag or waiter.
+func jmesWarnings(c *acceptor.Chain, q *jmes.Query) []string {
+	type warner interface{ Warnings() []string }
+	var out []string
+	for _, a := range c.Acceptors {
+		if m, ok := a.Matcher.(warner); ok {
+			for _, w := range m.Warnings() {
+				out = append(out, a.Name+": "+w)
+			}
+		}
+	}
+	if q != nil {
+		for _, w := range q.Warnings() {
+			out = append(out, "--query "+q.Expression()+": "+w)
+		}
+	}
+	return out
 }
 
 // stderr returns retry's stderr as the attempts and the log share it.
@@ -69,6 +92,9 @@ func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
 	}
 	if o.Insecure && p.http { // a security warning: printed even with -q
 		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
+	}
+	for _, w := range p.exprWarnings {
+		newLogger(o, p).warn("warning: %s", w)
 	}
 
 	if o.State != "" {
@@ -252,6 +278,7 @@ func buildPlan(o *Options) (_ *plan, err error) {
 			return nil, usageError("--query: %q: %v", o.Query, err)
 		}
 	}
+	p.exprWarnings = jmesWarnings(chain, p.query)
 
 	bud, err := o.bucket(func(format string, args ...any) {
 		if p.warn != nil {
