@@ -74,7 +74,7 @@ var imports = map[string][]string{
 	"runner": {"acceptor", "backoff", "bucket"},
 	// The other attempt sources know the loop (its Result, the causes of a
 	// stopped attempt) and find error codes with acceptor/errorcode.
-	"runner/command": {"acceptor", "acceptor/errorcode", "runner", "runner/output"},
+	"runner/command": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output"},                  // backoff: a test runs the loop
 	"runner/request": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
 	// What the sources keep of an attempt's output, and redaction: leaves
 	// under the sources, which cmd uses too.

@@ -473,7 +473,9 @@ func (p *pump) finish(drain time.Duration) {
 		return
 	default:
 	}
-	p.r.SetReadDeadline(time.Now().Add(drain))
+	// r was made non-blocking, so the poller has it and it takes a
+	// deadline: the error (os.ErrNoDeadline) cannot come.
+	_ = p.r.SetReadDeadline(time.Now().Add(drain))
 	<-p.done
 }
 
@@ -549,6 +551,8 @@ func IsTerminal(f *os.File) bool {
 		return false
 	}
 	tty := false
-	rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	if err := rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) }); err != nil {
+		return false // closed
+	}
 	return tty
 }
