@@ -54,6 +54,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "waitermodel", "testdata", "waiter-models"))
+			env.Setenv("K8S_OBJECTS", filepath.Join(wd, "acceptor", "k8s", "testdata"))
 			return nil
 		},
 	})
