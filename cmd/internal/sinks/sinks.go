@@ -69,7 +69,7 @@ func (l *Lines) Warn(format string, args ...any) { l.Printf(format, args...) }
 func (l *Lines) write(b []byte) {
 	l.Lock()
 	defer l.Unlock()
-	l.w.Write(b)
+	_, _ = l.w.Write(b) // as for the printed lines: a log that cannot be written has nowhere else to go
 }
 
 // A Log is the text or the JSON log: a sink that also writes the lines of
