@@ -74,6 +74,9 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 		fan.Observe(e)
 	}
 	p.Strategy.Sleep = l.sleep
+	if sleep := o.IO.BudgetSleep(); sleep != nil {
+		p.Strategy.Sleep = sleep // the retry budget sees the time retry waits
+	}
 	out := p.Strategy.Run(ctx, p.Source)
 
 	var finalErr error

@@ -80,11 +80,11 @@ func (l *Text) Observe(e runner.Event) {
 
 // Event writes a line of a durable invocation (--state) that no strategy
 // event carries; -q silences it.
-func (l *Text) Event(kind, text string, fields map[string]any) {
+func (l *Text) Event(e StateEvent) {
 	if l.cfg.Quiet {
 		return
 	}
-	l.lines.Printf("%s", text)
+	l.lines.Printf("%s", e.Message)
 }
 
 // hook logs what --on-retry did: a line when it failed (the run goes on),
@@ -128,7 +128,7 @@ func (l *Text) attemptEnd(r *runner.Record) {
 			l.lines.Printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, valueOrNothing(s.Value))
 		}
 		// One log line per header: every line keeps the "retry:" prefix.
-		for _, line := range exchangeLines(r.Result.Info) {
+		for _, line := range exchangeLines(r.Result.Exchange) {
 			l.lines.Printf("%s: %s", l.attemptLabel(r.Number), line)
 		}
 	}
