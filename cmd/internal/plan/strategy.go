@@ -133,8 +133,8 @@ func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 		// transport errors as the wait fallback says (refused and reset
 		// connections are polled; a bad certificate fails).
 		c.Acceptors = []acceptor.Acceptor{
-			{State: acceptor.StateSuccess, Matcher: acceptor.StatusMatcher(acceptor.Codes{{200, 299}}), Name: "a 2xx status"},
-			{State: acceptor.StateRetry, Matcher: acceptor.StatusMatcher(acceptor.Codes{{100, 199}, {300, 599}}), Name: "not a 2xx status"},
+			{State: acceptor.StateSuccess, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 200, Hi: 299}}), Name: "a 2xx status"},
+			{State: acceptor.StateRetry, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 100, Hi: 199}, {Lo: 300, Hi: 599}}), Name: "not a 2xx status"},
 		}
 	}
 	return c, nil
