@@ -66,8 +66,9 @@ type StartError struct {
 	// ENOEXEC, …), possibly wrapped with detail (a bad interpreter, a
 	// working directory that cannot be entered).
 	Err error
-	// Code is the exit status a shell would give: 127 when the command does
-	// not exist, 126 when it exists but cannot be executed.
+	// Code is the exit status a shell would give: 127 when the command, or
+	// the interpreter its #! line names, does not exist; 126 when it exists
+	// but cannot be executed.
 	Code int
 }
 
@@ -473,7 +474,9 @@ func (p *pump) finish(drain time.Duration) {
 		return
 	default:
 	}
-	p.r.SetReadDeadline(time.Now().Add(drain))
+	// r was made non-blocking, so the poller has it and it takes a
+	// deadline: the error (os.ErrNoDeadline) cannot come.
+	_ = p.r.SetReadDeadline(time.Now().Add(drain))
 	<-p.done
 }
 
@@ -549,6 +552,8 @@ func IsTerminal(f *os.File) bool {
 		return false
 	}
 	tty := false
-	rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	if err := rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) }); err != nil {
+		return false // closed
+	}
 	return tty
 }
