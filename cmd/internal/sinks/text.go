@@ -214,7 +214,14 @@ func (l *Text) end(out *runner.Outcome) {
 		l.lines.Printf("gave up after %s in %s: --scope %s: %v (%s)%s", human.Plural(n, "attempt"), el, l.cfg.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
-		if last != nil {
+		switch {
+		case last != nil && last.Retried && last.Hook != nil:
+			during = fmt.Sprintf(" during the --on-retry hook before attempt %d", n+1)
+		case last != nil && last.Retried:
+			// The last attempt ended and the next one was planned: the
+			// signal came during the delay.
+			during = fmt.Sprintf(" while waiting before attempt %d", n+1)
+		case last != nil:
 			during = fmt.Sprintf(" during attempt %d", n)
 		}
 		l.lines.Printf("%v%s after %s; no further attempt", out.Err, during, el)
