@@ -44,7 +44,7 @@ var imports = map[string][]string{
 
 	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
 		"backoff", "bucket", "bucket/redis",
-		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 
 	// The strategy loop knows only its Source interface.
 	"runner": {"acceptor", "backoff", "bucket"},
@@ -59,6 +59,8 @@ var imports = map[string][]string{
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
 	"runner/durable": {"acceptor", "backoff", "runner"},
+	// The sequence of --state redis://…/KEY, on the store of --scope-store.
+	"runner/durable/redisstore": {"bucket/redis", "runner/durable"},
 	// The --tcp attempt source.
 	"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
 
