@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -160,4 +162,91 @@ func cmdStateFields(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(ts.Stdout(), "%s absent\n", k)
 		}
 	}
+}
+
+func init() { scriptCommands["fleet"] = cmdFleet }
+
+// cmdFleet is `fleet N RELEASE PROG [ARGS...]`: N invocations of PROG at
+// once, as if on two machines (member i has HOME and RETRY_STATE_DIR of its
+// own under $WORK/machine-(i%2)), released together behind a barrier. It
+// waits (at most a minute) until all but one have exited, creates the file
+// RELEASE (which the one still running waits for), and waits for the last.
+// Its stdout is "exit S: K" for each exit status S that K members had,
+// sorted; its stderr the members' stderr, one after the other.
+func cmdFleet(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: fleet N RELEASE PROG [ARGS...]")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	gate := make(chan struct{})
+	type member struct {
+		cmd    *exec.Cmd
+		stderr bytes.Buffer
+		status int
+	}
+	members := make([]*member, n)
+	exited := make(chan int, n)
+	for i := range members {
+		m := &member{cmd: scriptCommand(ts, args[2:])}
+		home := ts.MkAbs(fmt.Sprintf("machine-%d", i%2))
+		ts.Check(os.MkdirAll(filepath.Join(home, "state"), 0o700))
+		m.cmd.Env = append(m.cmd.Env, "HOME="+home, "RETRY_STATE_DIR="+filepath.Join(home, "state"))
+		m.cmd.Stderr = &m.stderr
+		members[i] = m
+		go func() {
+			<-gate
+			if err := m.cmd.Run(); m.cmd.ProcessState == nil {
+				fmt.Fprintf(&m.stderr, "fleet: member %d: %v\n", i, err)
+				m.status = -1
+			} else {
+				m.status = m.cmd.ProcessState.ExitCode()
+			}
+			exited <- i
+		}()
+	}
+	close(gate)
+	timeout := time.After(time.Minute)
+	for k := range n {
+		if k == n-1 {
+			ts.Check(os.WriteFile(ts.MkAbs(args[1]), nil, 0o644))
+		}
+		select {
+		case <-exited:
+		case <-timeout:
+			ts.Fatalf("fleet: %d of %d members exited within a minute", k, n)
+		}
+	}
+	counts := map[int]int{}
+	for _, m := range members {
+		counts[m.status]++
+		ts.Stderr().Write(m.stderr.Bytes())
+	}
+	var statuses []int
+	for s := range counts {
+		statuses = append(statuses, s)
+	}
+	sort.Ints(statuses)
+	for _, s := range statuses {
+		fmt.Fprintf(ts.Stdout(), "exit %d: %d\n", s, counts[s])
+	}
+}
+
+func init() { scriptCommands["rediscmd"] = cmdRedisCmd }
+
+// cmdRedisCmd is `rediscmd ADDR ARG...`: one command to the Redis server
+// at ADDR, as redis-cli would send it; its reply goes to stdout.
+func cmdRedisCmd(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: rediscmd ADDR ARG...")
+	}
+	c := goredis.NewClient(&goredis.Options{Addr: args[0], Protocol: 2})
+	defer c.Close()
+	a := make([]any, len(args)-1)
+	for i, s := range args[1:] {
+		a[i] = s
+	}
+	v, err := c.Do(context.Background(), a...).Result()
+	ts.Check(err)
+	fmt.Fprintln(ts.Stdout(), v)
 }

@@ -198,8 +198,5 @@ func stateError(name string, log sinks.Log, err error) error {
 	case errors.As(err, &refused):
 		return exit.Usagef("--state %v", err)
 	}
-	if strings.Contains(err.Error(), name) {
-		return exit.Usagef("--state: %v", err) // a store's error names it already
-	}
 	return exit.Usagef("--state %s: %v", name, err)
 }

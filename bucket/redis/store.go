@@ -118,6 +118,9 @@ func (c *Client) Close() error { return c.rdb.Close() }
 // the same store (the sequences of --state redis://…/KEY).
 func (c *Client) Conn() *goredis.Client { return c.rdb }
 
+// URL returns the URL of the store c was dialled for.
+func (c *Client) URL() *URL { return c.url }
+
 // Redact returns err naming the store by its URL, the password removed.
 func (c *Client) Redact(err error) error { return c.redact(err) }
 

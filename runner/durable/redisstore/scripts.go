@@ -58,9 +58,10 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `)
 
-// showScript returns {lock held (0/1), the hash's expiry in ms, HGETALL}.
+// showScript returns {the lock's value (empty when free), the hash's expiry in
+// ms, HGETALL}.
 var showScript = lazyScript(`
-return {redis.call('EXISTS', KEYS[1]), redis.call('PTTL', KEYS[2]), redis.call('HGETALL', KEYS[2])}
+return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[2]), redis.call('HGETALL', KEYS[2])}
 `)
 
 // lazyScript builds a script (its SHA-1) on first use.

@@ -83,7 +83,8 @@ func ParseKey(raw string) (*Key, error) {
 	store.Path, store.RawPath = u.Path[:i], ""
 	su, err := redis.ParseURL(store.String())
 	if err != nil {
-		return nil, err
+		// Name the whole URL, the key included (the password replaced).
+		return nil, errors.New(strings.Replace(err.Error(), store.Redacted(), redacted, 1))
 	}
 	return &Key{Store: su, Name: name, redacted: su.String() + "/" + url.PathEscape(name)}, nil
 }
@@ -224,23 +225,22 @@ func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
 
 // classify makes a failed call an *UnreachableError, unless the server
 // answered with an error of its own that another try will not change (a
-// wrong password, a key of another type): that is returned as it is, the
-// password removed.
+// wrong password, a key of another type): that is returned as it is. The
+// caller names the store; the error says what happened, without the
+// password.
 func classify(c *redis.Client, err error) error {
+	bare := errors.New(strings.TrimPrefix(c.Redact(err).Error(), c.URL().String()+": "))
 	var re goredis.Error
 	if errors.As(err, &re) {
-		msg := re.Error()
 		transient := false
 		for _, p := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN", "READONLY"} {
-			if strings.HasPrefix(msg, p) {
-				transient = true
-			}
+			transient = transient || strings.HasPrefix(re.Error(), p)
 		}
 		if !transient {
-			return c.Redact(err)
+			return bare
 		}
 	}
-	return &UnreachableError{c.Redact(err)}
+	return &UnreachableError{bare}
 }
 
 // renew extends the lock every third of ttl until Close.
@@ -334,7 +334,8 @@ func (s *Store) Close() error {
 // Info is a sequence as retry state show finds it, without the lock.
 type Info struct {
 	State *durable.State // nil: none
-	// Held: an invocation holds the lock (an attempt runs, or is about to).
+	// Held: an invocation holds the lock (an attempt runs, or is about
+	// to); not a lock whose holder died on this machine.
 	Held bool
 	// TTL is how long the key lives without another write (0: no expiry).
 	TTL time.Duration
@@ -355,7 +356,11 @@ func Read(k *Key) (Info, error) {
 	if !ok || len(r) != 3 {
 		return Info{}, c.Redact(fmt.Errorf("unexpected reply %v", v))
 	}
-	held, _ := r[0].(int64)
+	lock, _ := r[0].(string)
+	held := lock != ""
+	if h, ok := parseHolder(lock); ok && h.diedHere(self()) {
+		held = false
+	}
 	ms, _ := r[1].(int64)
 	list, _ := r[2].([]any)
 	fields := make(map[string]string, len(list)/2)
@@ -368,5 +373,5 @@ func Read(k *Key) (Info, error) {
 	if err != nil {
 		return Info{}, err
 	}
-	return Info{State: st, Held: held == 1, TTL: time.Duration(max(ms, 0)) * time.Millisecond}, nil
+	return Info{State: st, Held: held, TTL: time.Duration(max(ms, 0)) * time.Millisecond}, nil
 }
