@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/k8s"
 	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
@@ -99,8 +100,8 @@ func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeBuiltinWaiter completes the built-in botocore waiters in two
-// steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
+// completeBuiltinWaiter completes the built-in botocore and Kubernetes
+// waiters in two steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
 // spelling.
 func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
 	service, _, named := strings.Cut(prefix, ":")
@@ -113,7 +114,16 @@ func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
 		for _, m := range models {
 			words = append(words, m.Service+":")
 		}
+		words = append(words, k8s.Service+":")
 		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	if service == k8s.Service {
+		var words []string
+		names, cliNames := k8s.Names()
+		for i, name := range names {
+			words = append(words, service+":"+name, service+":"+cliNames[i])
+		}
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	m, _, err := botocore.Service(service)
 	if err != nil {
