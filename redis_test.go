@@ -39,8 +39,8 @@ var scriptRedis sync.Map // *testscript.TestScript → map[string]*redisServer
 // start runs redis-server on 127.0.0.1 with a free port and its own
 // directory under $WORK (no persistence; with persist, an append-only file
 // synced at every write), waits until it answers PING, and sets $NAME_URL
-// (redis://127.0.0.1:PORT) and $NAME_ADDR. The server has the user ops,
-// password s3cr3t, beside the default user. The script's end stops it.
+// (redis://127.0.0.1:PORT) and $NAME_ADDR. The server has the user cron,
+// password t0psecret, beside the default user. The script's end stops it.
 // stop shuts it down (SIGTERM) and waits; kill sends SIGKILL and waits, as
 // a crash would; restart starts a stopped server again on the same port
 // and directory. Scripts guard with
@@ -124,8 +124,8 @@ func startRedis(ts *testscript.TestScript, name string, port int, persist bool) 
 		go func() { c.Wait(); close(s.done) }()
 		if lastErr = waitRedis(addr, s.done); lastErr == nil {
 			// A user with a password, for scripts that check the password
-			// of a URL never shows: redis://ops:s3cr3t@….
-			ts.Check(inline(addr, "ACL SETUSER ops on >s3cr3t ~* &* +@all", "+OK"))
+			// of a URL never shows: redis://cron:t0psecret@….
+			ts.Check(inline(addr, "ACL SETUSER cron on >t0psecret ~* &* +@all", "+OK"))
 			ts.Defer(func() {
 				syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 				<-s.done
