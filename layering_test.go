@@ -65,7 +65,7 @@ var imports = map[string][]string{
 	// its options.
 	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/human", "runner", "runner/command", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
-	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
