@@ -11,18 +11,18 @@ import "time"
 // on max.
 func WithCap(b Backoff, max time.Duration) Backoff {
 	max = nonNegative(max)
-	return capped{Func(func(s Step, r Rand) time.Duration {
+	return withMax{Func(func(s Step, r Rand) time.Duration {
 		return min(nonNegative(b.Delay(s, r)), max)
 	}), max}
 }
 
-// capped is a Backoff that knows its cap.
-type capped struct {
+// withMax is a Backoff that knows its cap.
+type withMax struct {
 	Func
 	max time.Duration
 }
 
-func (c capped) maxDelay() time.Duration { return c.max }
+func (c withMax) maxDelay() time.Duration { return c.max }
 
 // MaxDelay returns the cap of b — the max backoff of a durable sequence —
 // when b has one: WithCap's max, Waiter's and Decorrelated's maxDelay, and

@@ -18,7 +18,7 @@ import "time"
 // jitters twice. MaxDelay reports maxDelay.
 func Decorrelated(base, maxDelay time.Duration) Backoff {
 	base, maxDelay = nonNegative(base), nonNegative(maxDelay)
-	return capped{Func(func(s Step, r Rand) time.Duration {
+	return withMax{Func(func(s Step, r Rand) time.Duration {
 		prev := s.Previous
 		if prev <= 0 {
 			prev = base

@@ -73,7 +73,7 @@ func WithJitter(b Backoff, kind Jitter) Backoff {
 		return b
 	}
 	if max, ok := MaxDelay(b); ok {
-		return capped{f, max} // jitter spreads delays below the cap
+		return withMax{f, max} // jitter spreads delays below the cap
 	}
 	return f
 }

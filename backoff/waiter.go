@@ -37,7 +37,7 @@ func Waiter(minDelay, maxDelay time.Duration) Backoff {
 	if minDelay > 0 {
 		ceiling = math.Log(float64(maxDelay)/float64(minDelay))/math.Ln2 + 1
 	}
-	return capped{Func(func(s Step, r Rand) time.Duration {
+	return withMax{Func(func(s Step, r Rand) time.Duration {
 		a := attemptOf(s)
 		d := maxDelay
 		if float64(a) <= ceiling {
