@@ -44,7 +44,7 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		l.lines.Warn("warning: %s", w)
 	}
 
-	if o.Budget.State != "" {
+	if p.State != nil {
 		return nil, runDurable(ctx, o, p, l, proc)
 	}
 	out, code := execute(ctx, o, p, l, proc)
@@ -97,7 +97,7 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 	switch {
 	case code != exit.OK || finalErr == nil:
 	case p.Query != nil && !isWriteError(finalErr):
-		code = exit.Failure // the wait succeeded, but the projection asked for cannot be written
+		code = exit.Query // the wait succeeded, but the projection asked for cannot be computed
 	default:
 		// Like cat: output that could not be written (a full device, a
 		// closed pipe) or kept whole is an error, never exit 0.
@@ -112,7 +112,10 @@ func writeReportOrWarn(o *plan.Options, p *plan.Plan, out *runner.Outcome, code 
 	if o.Output.Report == "" {
 		return
 	}
-	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive, State: o.Budget.State}
+	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
+	if p.State != nil {
+		cfg.State = p.State.Name
+	}
 	if err := sinks.WriteReport(cfg, out, code); err != nil {
 		l.lines.Warn("--report: %v", err)
 	}
@@ -187,7 +190,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		}
 		b, err := apply(last.Result.Attempt)
 		if err != nil {
-			return fmt.Errorf("--query: %v", err)
+			return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
 		}
 		if _, err = o.IO.Out.Write(b); err != nil {
 			return &output.StreamError{Stream: "stdout", Err: err}

@@ -56,8 +56,8 @@ Acceptors are evaluated in command-line order (flags first, then the waiter of
 successful attempts, error acceptors only failed ones. An unmatched failed
 attempt is a failure at once; an unmatched successful one is polled again.
 A failed attempt that run would call transient is polled again: HTTP 5xx
-(but 501 and 505), 429, 408, throttling error codes, refused or reset
-connections. Without an acceptor or a waiter, wait is a usage error (exit
+(but 501 and 505), 429, 408, throttling and transient error codes (kubectl's
+TooManyRequests, ServiceUnavailable), refused or reset connections. Without an acceptor or a waiter, wait is a usage error (exit
 125): use retry run to re-run a command until it succeeds.
 Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
 between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a

@@ -290,6 +290,12 @@ func TestModel(t *testing.T) {
 	if got := f.Names(); !slices.Equal(got, modelNames) {
 		t.Errorf("the model's waiters are %v; names lists %v", got, modelNames)
 	}
+	for _, n := range names {
+		op, err := parseOperation(n.operation)
+		if err != nil || !slices.Contains(op.Names(), n.model) {
+			t.Errorf("operation %s: %v, waiters %v; want %s among them", n.operation, err, op.Names(), n.model)
+		}
+	}
 	for i, n := range modelNames {
 		for _, spelling := range []string{n, cliNames[i]} {
 			w, err := Waiter(spelling)
@@ -306,4 +312,25 @@ func TestModel(t *testing.T) {
 	if want := `k8s has no waiter "pod-readyy"; it has crd-established, daemonset-rolled-out, deleted, deployment-rolled-out, job-complete, job-finished, node-ready, pod-ready, pvc-bound, service-load-balancer, statefulset-rolled-out`; err == nil || err.Error() != want {
 		t.Errorf("Waiter(pod-readyy): %v, want %s", err, want)
 	}
+}
+
+// BenchmarkWaiter is what naming a k8s: waiter costs a run: its
+// operation parsed and its acceptors' expressions compiled. A run that
+// names none pays nothing (the package has no init work). Whole parses
+// the whole model, as --list-waiters never needs to.
+func BenchmarkWaiter(b *testing.B) {
+	b.Run("One", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := Waiter("deployment-rolled-out"); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("Whole", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := waitermodel.Parse(model); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

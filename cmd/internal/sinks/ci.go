@@ -11,6 +11,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // ResolveCI turns --ci into a system. auto follows the environment
@@ -164,11 +165,11 @@ func (c *CI) after(e runner.Event) {
 		// --consecutive follows with another attempt.
 		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
-			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(msg))
+			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(msg)))
 		}
 	case runner.EventEnd:
 		if c.cfg.System == CIGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
-			fmt.Fprintf(c.w, "::error title=%s::%s\n", escapeProperty("retry"), escapeData(ciEndMessage(e.Outcome)))
+			fmt.Fprintf(c.w, "::error title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(ciEndMessage(e.Outcome))))
 		}
 	}
 }

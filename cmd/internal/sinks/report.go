@@ -6,10 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"time"
 	"unicode/utf8"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
 )
@@ -23,33 +21,59 @@ type ReportConfig struct {
 	State       string   // the --state file of a durable sequence
 }
 
+// Report is the --report file (README "Machine-readable logs"): the
+// schema's version first, then the run's fields in alphabetical order.
+type Report struct {
+	Version     int             `json:"version"`
+	Attempts    []ReportAttempt `json:"attempts"`
+	Command     string          `json:"command"` // run or wait
+	Consecutive int             `json:"consecutive,omitempty"`
+	ElapsedMS   float64         `json:"elapsed_ms"`
+	Error       string          `json:"error,omitempty"`
+	ExitCode    int             `json:"exit_code"`
+	Outcome     string          `json:"outcome"`
+	Started     string          `json:"started"`
+	State       string          `json:"state,omitempty"` // attempts carry the sequence's numbers
+	Target      []string        `json:"target"`
+}
+
+// ReportAttempt is an attempt of the report: as the JSON log shows it,
+// with the last bytes of its stdout and stderr (ReportTail each).
+type ReportAttempt struct {
+	Attempt
+	StderrTail string `json:"stderr_tail,omitempty"`
+	StdoutTail string `json:"stdout_tail,omitempty"`
+}
+
 // WriteReport writes the JSON report of --report: the run's outcome, its
 // exit status code and every attempt, with the tails of its output.
 func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
-	attempts := make([]map[string]any, len(out.Attempts))
-	for i := range out.Attempts {
-		attempts[i] = recordJSON(&out.Attempts[i])
-		addTails(attempts[i], out.Attempts[i].Result.Attempt)
-	}
-	rep := map[string]any{
-		"command":    cfg.Command,
-		"target":     redact.Argv(cfg.Target),
-		"outcome":    out.End.String(),
-		"exit_code":  code,
-		"started":    out.Start.UTC().Format(time.RFC3339Nano),
-		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
-		"attempts":   attempts,
+	rep := &Report{
+		Version:   SchemaVersion,
+		Attempts:  make([]ReportAttempt, len(out.Attempts)),
+		Command:   cfg.Command,
+		ElapsedMS: ms(out.Elapsed),
+		ExitCode:  code,
+		Outcome:   out.End.String(),
+		Started:   stamp(out.Start),
+		State:     cfg.State,
+		Target:    redact.Argv(cfg.Target),
 	}
 	if cfg.Consecutive > 1 {
-		rep["consecutive"] = cfg.Consecutive
+		rep.Consecutive = cfg.Consecutive
 	}
 	if out.Err != nil {
-		rep["error"] = out.Err.Error()
+		rep.Error = out.Err.Error()
 	}
-	if cfg.State != "" {
-		rep["state"] = cfg.State // attempts carry the sequence's numbers
+	for i := range out.Attempts {
+		r := &out.Attempts[i]
+		rep.Attempts[i].Attempt = attemptOf(r)
+		if a := r.Result.Attempt; a != nil {
+			rep.Attempts[i].StdoutTail, rep.Attempts[i].StderrTail = tailText(a.StdoutTail), tailText(a.StderrTail)
+		}
 	}
-	b, err := json.MarshalIndent(redactJSON(rep), "", "  ")
+	redactStrings(rep)
+	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -61,57 +85,9 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
 	return os.Rename(tmp, cfg.Path)
 }
 
-// redactJSON hides secrets in the strings of a JSON log event or report
-// before they are encoded (redact.Text), in maps and slices at any depth.
-func redactJSON(v any) any {
-	switch x := v.(type) {
-	case string:
-		return redact.Text(x)
-	case map[string]any:
-		for k, e := range x {
-			x[k] = redactJSON(e)
-		}
-	case map[string]string:
-		out := make(map[string]string, len(x))
-		for k, e := range x {
-			out[k] = redact.Text(e)
-		}
-		return out
-	case []map[string]any:
-		for _, e := range x {
-			redactJSON(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = redactJSON(e)
-		}
-	case []string:
-		out := make([]string, len(x))
-		for i, e := range x {
-			out[i] = redact.Text(e)
-		}
-		return out
-	}
-	return v
-}
-
 // ReportTail bounds the tail of each stream kept per attempt in the
 // --report file.
 const ReportTail = 2 << 10
-
-// addTails adds to an attempt of the report the last bytes of its stdout
-// and stderr (ReportTail each), redacted, when there are any.
-func addTails(m map[string]any, a *acceptor.Attempt) {
-	if a == nil {
-		return
-	}
-	if t := tailText(a.StdoutTail); t != "" {
-		m["stdout_tail"] = t
-	}
-	if t := tailText(a.StderrTail); t != "" {
-		m["stderr_tail"] = t
-	}
-}
 
 // tailText is the last ReportTail bytes of b as valid UTF-8 (a rune
 // cut at the start is dropped), redacted.

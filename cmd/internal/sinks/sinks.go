@@ -76,7 +76,7 @@ func (l *Lines) write(b []byte) {
 // a durable invocation (--state) that no strategy event carries.
 type Log interface {
 	Sink
-	// Event writes such a line: text for the text log, an object of kind
-	// and fields for the JSON log.
-	Event(kind, text string, fields map[string]any)
+	// Event writes such a line: its message for the text log, all of it
+	// for the JSON log.
+	Event(e StateEvent)
 }
