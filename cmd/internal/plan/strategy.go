@@ -13,8 +13,8 @@ import (
 )
 
 // backoff builds the backoff for ordinary retries and the one for
-// throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+// throttling retries.
+func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, err error) {
 	kind, delay, maxDelay, jitter := o.Delay.Backoff, o.Delay.Base, o.Delay.Max, o.Delay.Jitter
 	if w != nil && !o.Given("backoff") {
 		if w.Smithy {
@@ -40,19 +40,14 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, g
 	}
 	if kind == "waiter" {
 		// --delay 0: the Smithy formula degenerates to no delay at all.
-		grace := o.Budget.AttemptTimeout
-		if grace == 0 {
-			grace = delay
-		}
-		wb := backoff.Waiter(delay, maxDelay)
-		return wb, nil, grace, nil
+		return backoff.Waiter(delay, maxDelay), nil, nil
 	}
 	if jitter == "" {
 		jitter = defaultJitter(kind)
 	}
 	j, err := backoff.ParseJitter(jitter)
 	if err != nil {
-		return nil, nil, 0, exit.Usagef("--jitter: %q: %v", jitter, err)
+		return nil, nil, exit.Usagef("--jitter: %q: %v", jitter, err)
 	}
 	base := func(d time.Duration) backoff.Backoff {
 		var b backoff.Backoff
@@ -78,9 +73,9 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, g
 		// the limiter's fleet start, bench/storm.sh's 50 clients against a
 		// service admitting 10 req/s are all done in 5.5–6.2s, medians,
 		// instead of 7.6s). An explicit --throttle-delay still wins.
-		return base(delay), nil, 0, nil
+		return base(delay), nil, nil
 	}
-	return base(delay), base(max(delay, o.Delay.Throttle)), 0, nil
+	return base(delay), base(max(delay, o.Delay.Throttle)), nil
 }
 
 // chain builds the acceptor chain: flags in command-line order, then the
