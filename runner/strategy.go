@@ -239,6 +239,7 @@ type Strategy struct {
 	MaxTime time.Duration
 	// AttemptTimeout bounds each attempt; 0 is none.
 	AttemptTimeout time.Duration
+
 	Chain *acceptor.Chain
 	// Backoff computes delays; ThrottleBackoff those after throttling
 	// (nil: Backoff).
