@@ -57,32 +57,25 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, e
 	if !o.Given("max-delay") && maxDelay < delay {
 		maxDelay = delay // a default cap never contradicts the delay the user gave
 	}
-	if kind == "waiter" {
+	strategy, ok := backoff.Lookup(kind)
+	if !ok { // the flag accepts only the table's words; a waiter model names one of them
+		return nil, nil, exit.Usagef("--backoff: %q: want one of %s", kind, strings.Join(backoff.Names(), ", "))
+	}
+	params := backoff.Params{Base: delay, Max: maxDelay, Multiplier: o.Delay.Multiplier}
+	if strategy.Waiter {
 		// --delay 0: the Smithy formula degenerates to no delay at all.
-		return backoff.Waiter(delay, maxDelay), nil, nil
+		return strategy.New(params, backoff.None), nil, nil
 	}
-	if jitter == "" {
-		jitter = defaultJitter(kind)
-	}
-	j, err := backoff.ParseJitter(jitter)
-	if err != nil {
-		return nil, nil, exit.Usagef("--jitter: %q: %v", jitter, err)
+	j := strategy.DefaultJitter
+	if jitter != "" {
+		if j, err = backoff.ParseJitter(jitter); err != nil {
+			return nil, nil, exit.Usagef("--jitter: %q: %v", jitter, err)
+		}
 	}
 	base := func(d time.Duration) backoff.Backoff {
-		var b backoff.Backoff
-		switch kind {
-		case "constant":
-			b = backoff.Constant(d)
-		case "linear":
-			b = backoff.Linear(d)
-		case "fibonacci":
-			b = backoff.Fibonacci(d)
-		case "decorrelated":
-			return backoff.Decorrelated(d, maxDelay)
-		default:
-			b = backoff.Exponential(d, o.Delay.Multiplier)
-		}
-		return backoff.WithJitter(backoff.WithCap(b, maxDelay), j)
+		p := params
+		p.Base = d
+		return strategy.New(p, j)
 	}
 	if strings.EqualFold(o.Retry.Mode, "adaptive") && !o.Given("throttle-delay") {
 		// The adaptive limiter already paces every send after a throttle
