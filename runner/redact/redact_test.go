@@ -94,6 +94,21 @@ func TestRedactText(t *testing.T) {
 		{`"headers":"Private-Token: S\nX-Trace: ok"`, `"headers":"Private-Token: REDACTED\nX-Trace: ok"`},
 		{"retry: --idempotency-key: invalid", "retry: --idempotency-key: invalid"},
 		{"https://h/?sig=1;key=2;q=3", "https://h/?sig=REDACTED;key=REDACTED;q=3"},
+		// NAME=VALUE, NAME = VALUE, NAME: VALUE and JSON keys, as a
+		// command's output or a failure body holds them.
+		{"GITHUB_TOKEN=S1", "GITHUB_TOKEN=REDACTED"},
+		{"export api_token=S2 next", "export api_token=REDACTED next"},
+		{"aws_secret_access_key = S3", "aws_secret_access_key = REDACTED"},
+		{`{"client_secret": "S4", "id": "x"}`, `{"client_secret": "REDACTED", "id": "x"}`},
+		{`{"password":"SEKRET"}`, `{"password":"REDACTED"}`},
+		{`{'password': 'S', 'token': 12345}`, `{'password': 'REDACTED', 'token': REDACTED}`},
+		{"password: X", "password: REDACTED"},
+		{"a=1&token=S5;b=2", "a=1&token=REDACTED;b=2"},
+		{`PGPASSWORD="two words" psql`, `PGPASSWORD="REDACTED" psql`},
+		{"SENTRY_DSN=https://k@o.ingest/1", "SENTRY_DSN=REDACTED"},
+		{"if token == nil", "if token == nil"},
+		{"page=2 retries=3", "page=2 retries=3"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----REDACTED-----END RSA PRIVATE KEY-----"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {
@@ -114,7 +129,7 @@ func TestRedactArgv(t *testing.T) {
 }
 
 func TestSecretNames(t *testing.T) {
-	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+	for _, n := range []string{"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
 		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}
