@@ -29,7 +29,7 @@ var floors = map[string][]string{
 	"backoff":  {"backoff"},
 	"bucket":   {"bucket"},
 	"runner":   {"runner", "acceptor", "backoff", "bucket"},
-	"cmd":      {"acceptor", "backoff", "bucket", "runner"},
+	"cmd":      {"cmd", "acceptor", "backoff", "bucket", "runner"},
 	".":        {"cmd"},
 	"tools":    {"cmd"},
 	"internal": nil,
@@ -45,6 +45,11 @@ var imports = map[string][]string{
 	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
 		"backoff", "bucket", "bucket/redis",
 		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+
+	// The policies of cmd's sinks: how every file retry writes for the user
+	// is written, and how every byte it repeats is redacted and wrapped.
+	"cmd/internal/writepolicy": nil,
+	"cmd/internal/echo":        {"runner/redact"},
 
 	// The strategy loop knows only its Source interface.
 	"runner": {"acceptor", "backoff", "bucket"},

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
@@ -183,3 +184,37 @@ var (
 	assignNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
 	jsonNameRE   = regexp.MustCompile(`^[A-Za-z0-9_. -]+$`)
 )
+
+// FuzzRedactJSON: JSON keeps its structure (valid JSON, the same keys in
+// the same order) and the value of a secret key never survives, as a
+// string or a number, at any depth.
+func FuzzRedactJSON(f *testing.F) {
+	f.Add("client_secret", "S4xyz", "note", "GITHUB_TOKEN=S1")
+	f.Add("password", "SEKRET", "trace", "Bearer sekrit123")
+	f.Fuzz(func(t *testing.T, name, value, other, text string) {
+		if !isSecretName(name) || isSecretName(other) || len(value) < 4 || strings.Contains(name+other+Placeholder, value) || !utf8.ValidString(name) || !utf8.ValidString(value) || !utf8.ValidString(other) || !utf8.ValidString(text) {
+			return
+		}
+		in, _ := json.Marshal([]any{map[string]any{name: value, other: text}, map[string]any{"n": []any{map[string]any{name: 1234567}}}})
+		out := JSON(in)
+		if !json.Valid(out) {
+			t.Fatalf("JSON(%s) = %s: not JSON", in, out)
+		}
+		var v []map[string]any
+		if err := json.Unmarshal(out, &v); err != nil || len(v) != 2 {
+			t.Fatalf("JSON(%s) = %s: %v", in, out, err)
+		}
+		if v[0][name] != Placeholder {
+			t.Fatalf("JSON(%s) = %s: %q kept", in, out, name)
+		}
+		if _, ok := v[0][other]; !ok {
+			t.Fatalf("JSON(%s) = %s: key %q lost", in, out, other)
+		}
+		if got, want := v[0][other], Text(text); got != want && other != name {
+			t.Fatalf("JSON(%s) = %s: %q is %q, want Text's %q", in, out, other, got, want)
+		}
+		if strings.Contains(string(out), "1234567") {
+			t.Fatalf("JSON(%s) = %s: the secret number is kept", in, out)
+		}
+	})
+}

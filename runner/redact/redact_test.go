@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -137,6 +138,30 @@ func TestSecretNames(t *testing.T) {
 	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
 		if isSecretName(n) {
 			t.Errorf("%s is secret", n)
+		}
+	}
+}
+
+func TestRedactJSON(t *testing.T) {
+	type step struct {
+		Name  string
+		Value string
+		State int
+	}
+	trace, _ := json.Marshal(map[string]any{"trace": []step{{"--retry-header", "Bearer sekrit123", 2}}, "n": 1})
+	tests := []struct{ in, want string }{
+		{string(trace), `{"n":1,"trace":[{"Name":"--retry-header","Value":"Bearer REDACTED","State":2}]}`},
+		{`{"stdout_tail":"GITHUB_TOKEN=S1\napi_token=S2\n{\"client_secret\": \"S4\"}\n"}`,
+			`{"stdout_tail":"GITHUB_TOKEN=REDACTED\napi_token=REDACTED\n{\"client_secret\": \"REDACTED\"}\n"}`},
+		{`{"client_secret": "S4", "token": 12345, "ok": "yes", "x": {"password": ["kept as Text"]}}`,
+			`{"client_secret": "REDACTED", "token": "REDACTED", "ok": "yes", "x": {"password": ["kept as Text"]}}`},
+		{`{"a":"http://u:p@h/"}`, `{"a":"http://REDACTED@h/"}`},
+		{`[1,"x",{"k":null}]`, `[1,"x",{"k":null}]`},
+		{`not json token=S`, `not json token=REDACTED`},
+	}
+	for _, tt := range tests {
+		if got := string(JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("JSON(%s)\n = %s\nwant %s", tt.in, got, tt.want)
 		}
 	}
 }
