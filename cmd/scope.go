@@ -103,9 +103,9 @@ func scopeNameError(what, name string) error {
 		return nil
 	}
 	if name == "" {
-		return usageError("%s: empty scope name; want a NAME without '/', '\\' or NUL", what)
+		return usageError("%s: empty scope name; want a NAME other than . and .., without '/', '\\', NUL or control characters", what)
 	}
-	return usageError("%s: %q: a scope NAME cannot hold '/', '\\' or NUL", what, name)
+	return usageError("%s: %q: a scope NAME cannot be . or .., nor hold '/', '\\', NUL or control characters (a newline)", what, name)
 }
 
 // redactStoreError makes sure an error names the store by its redacted

@@ -144,10 +144,10 @@ func (o *Options) contradictions() error {
 			}
 		}
 	}
-	// A RETRY_SHELL_PATH default names the shell for the runs that ask for
-	// --shell; only a --shell-path on the command line needs --shell.
-	if o.given("shell-path") && !o.fromEnv["shell-path"] && !o.Shell {
-		return usageError("--shell-path needs --shell: it names the shell that runs the --shell 'STRING'")
+	// --shell-path, given on the command line or as RETRY_SHELL_PATH, names
+	// the shell of --shell: without it, it would silently do nothing.
+	if o.given("shell-path") && !o.Shell {
+		return usageError("%s needs --shell: it names the shell that runs the --shell 'STRING'", o.flagName("shell-path"))
 	}
 	if o.given("max-delay") && o.given("delay") && o.MaxDelay < o.Delay {
 		return usageError("%s %s is below %s %s: the cap must be at least the base delay", o.flagName("max-delay"), formatDuration(o.MaxDelay), o.flagName("delay"), formatDuration(o.Delay))
