@@ -129,6 +129,8 @@ func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Out
 	case code != exitOK || finalErr == nil:
 	case p.query != nil && !isWriteError(finalErr):
 		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
+	case errors.As(out.Last().Result.Attempt.Err, new(*output.LimitError)):
+		code = exitFailure // an acceptor took the cut attempt for a success; its output is not whole
 	default:
 		// Like cat: output that could not be written (a full device, a
 		// closed pipe) or kept whole is an error, never exit 0.
@@ -502,6 +504,12 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 	last := out.Last()
 	if last == nil || (o.Wait && o.Quiet) {
 		return nil
+	}
+	var cut *output.LimitError
+	if errors.As(last.Result.Attempt.Err, &cut) {
+		// A consumer cannot tell a cut stdout from a whole one: nothing of
+		// it is written, and the run never exits 0.
+		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.query != nil {
 		apply := p.query.ApplyAttempt
