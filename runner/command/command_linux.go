@@ -243,3 +243,13 @@ func readNames(dir string) ([]string, error) {
 }
 
 func pipeCloexec(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }
+
+// stdoutChunk is the size of the stdout pump's reads.
+const stdoutChunk = 256 << 10
+
+// growPipe asks the kernel to let the pipe fd holds grow to 1 MiB (the
+// unprivileged maximum, /proc/sys/fs/pipe-max-size) instead of 64 KiB: a
+// command writing a lot then wakes retry up for a sixteenth as many reads.
+// When the kernel refuses (the user's pipe buffers are over their limit)
+// the pipe stays as it is.
+func growPipe(fd int) { unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<20) }

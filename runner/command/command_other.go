@@ -59,3 +59,9 @@ func pipeCloexec(p *[2]int) error {
 	syscall.CloseOnExec(p[1])
 	return nil
 }
+
+// stdoutChunk is the size of the stdout pump's reads.
+const stdoutChunk = 64 << 10
+
+// growPipe does nothing: pipes cannot be resized here.
+func growPipe(fd int) {}

@@ -193,7 +193,16 @@ func (p *pump) start() {
 	}
 	p.r = f
 	if len(*p.buf) == 0 {
-		*p.buf = make([]byte, feedChunk)
+		size := feedChunk
+		if p.name == "stdout" {
+			// A command's stdout can be large: fewer, larger reads, from a
+			// pipe the kernel lets grow (growPipe).
+			size = stdoutChunk
+			growPipe(p.fd)
+		}
+		*p.buf = make([]byte, size)
+	} else if p.name == "stdout" {
+		growPipe(p.fd)
 	}
 	go p.run()
 }
@@ -350,9 +359,9 @@ type process struct {
 // reaped, so its pid (the group's id) cannot have been reused.
 func (p *process) send(sig syscall.Signal) {
 	if p.group {
-		syscall.Kill(-p.pid, sig)
+		kill(-p.pid, sig)
 	} else {
-		syscall.Kill(p.pid, sig)
+		kill(p.pid, sig)
 	}
 }
 
@@ -480,15 +489,15 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 		switch {
 		case killing:
 			if groupLive {
-				syscall.Kill(-p.pid, syscall.SIGKILL)
+				kill(-p.pid, syscall.SIGKILL)
 			}
 			for _, kid := range kids {
 				signalKid(st, kid, syscall.SIGKILL)
 			}
 		default:
 			if groupLive && !groupTermed {
-				syscall.Kill(-p.pid, syscall.SIGTERM)
-				syscall.Kill(-p.pid, syscall.SIGCONT)
+				kill(-p.pid, syscall.SIGTERM)
+				kill(-p.pid, syscall.SIGCONT)
 				groupTermed = true
 			}
 			for _, kid := range kids {
@@ -503,8 +512,10 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			}
 		}
 		for _, kid := range kids {
+			// Reap it if it is ours and has exited; one that is not
+			// ours (ECHILD) or still runs is looked at in the next pass.
 			var ws syscall.WaitStatus
-			syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
+			_, _ = syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 		}
 		groupLive = p.group && groupAlive(p.pid, polls > 3)
 		before := len(kids)
@@ -536,19 +547,25 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 	}
 }
 
+// kill sends sig to pid, a process group when negative. It does not say
+// whether the signal went out: the target may be gone already (ESRCH), and
+// what matters is what is alive afterwards, which the callers look at
+// (groupAlive, children) rather than trusting a signal sent.
+func kill(pid int, sig syscall.Signal) { _ = syscall.Kill(pid, sig) }
+
 // signalKid signals one of retry's orphaned children and, when it leads a
 // process group of its own (it called setsid or setpgid), that group.
 func signalKid(st *commandState, kid int, sig syscall.Signal) {
-	syscall.Kill(kid, sig)
+	kill(kid, sig)
 	pg, err := syscall.Getpgid(kid)
 	leads := err == nil && pg == kid && pg != st.pgid
 	if leads {
-		syscall.Kill(-pg, sig)
+		kill(-pg, sig)
 	}
 	if sig != syscall.SIGKILL {
-		syscall.Kill(kid, syscall.SIGCONT)
+		kill(kid, syscall.SIGCONT)
 		if leads {
-			syscall.Kill(-pg, syscall.SIGCONT)
+			kill(-pg, syscall.SIGCONT)
 		}
 	}
 }

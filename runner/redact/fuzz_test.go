@@ -101,7 +101,7 @@ func FuzzRedactHeader(f *testing.F) {
 // checks them.
 var (
 	httpTokenRE   = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
-	headerValueRE = regexp.MustCompile("^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$")
+	headerValueRE = regexp.MustCompile(`^[^\x00-\x08\x0a-\x1f\x7f]*$`)
 )
 
 // FuzzRedactPairs: the value of a pair whose name is secret never

@@ -601,6 +601,106 @@ func TestHTTPBodyReplayedOnRedirect(t *testing.T) {
 	}
 }
 
+// A redirect to another origin does not carry the credentials, as curl
+// does: Authorization, Proxy-Authorization, Cookie and every header with a
+// secret-looking name stay behind; other headers and the Idempotency-Key
+// (a key for deduplication, not a credential) go along. A redirect within
+// the origin keeps them all.
+func TestHTTPRedirectStripsSecrets(t *testing.T) {
+	var mu sync.Mutex
+	landed := map[string]http.Header{} // by the path that redirected
+	land := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		landed[r.URL.Query().Get("from")] = r.Header.Clone()
+		mu.Unlock()
+		io.WriteString(w, "landed")
+	})
+	other := httptest.NewServer(land)
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/landed", land)
+	mux.HandleFunc("/to-other-port", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/landed?from=other-port", http.StatusFound)
+	})
+	mux.HandleFunc("/within", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/landed?from=within", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	mux.HandleFunc("/to-other-host", func(w http.ResponseWriter, r *http.Request) {
+		// The same server under another name: the host differs, the port not.
+		http.Redirect(w, r, fmt.Sprintf("http://localhost:%d/landed?from=other-host", port), http.StatusFound)
+	})
+	header := http.Header{
+		"Authorization":       {"Bearer S1"},
+		"Cookie":              {"c=S2"},
+		"X-Vault-Token":       {"S3"},
+		"Proxy-Authorization": {"Basic S4"},
+		"X-Goog-Api-Key":      {"S5"},
+		"Idempotency-Key":     {"k1"},
+		"X-Trace":             {"kept"},
+	}
+	secrets := []string{"Authorization", "Cookie", "X-Vault-Token", "Proxy-Authorization", "X-Goog-Api-Key"}
+	for _, tt := range []struct {
+		from  string
+		path  string
+		strip bool
+	}{
+		{"other-port", "/to-other-port", true},
+		{"other-host", "/to-other-host", true},
+		{"within", "/within", false},
+	} {
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + tt.path, Header: header.Clone()}))
+		if res.Status != 200 || res.Info[InfoRedirects] != "1" {
+			t.Fatalf("%s: status %d, %s redirects, err %v; want 200 after 1", tt.from, res.Status, res.Info[InfoRedirects], res.Err)
+		}
+		mu.Lock()
+		got := landed[tt.from]
+		mu.Unlock()
+		for _, k := range secrets {
+			if v := got.Get(k); (v == "") != tt.strip {
+				t.Errorf("%s: the landing request has %s %q; want it %s", tt.from, k, v, map[bool]string{true: "stripped", false: "kept"}[tt.strip])
+			}
+		}
+		if got.Get("X-Trace") != "kept" || got.Get("Idempotency-Key") != "k1" {
+			t.Errorf("%s: X-Trace %q, Idempotency-Key %q: want both sent on", tt.from, got.Get("X-Trace"), got.Get("Idempotency-Key"))
+		}
+	}
+}
+
+// Origins are scheme, host and port, the scheme's default port standing in
+// for none; names compare without case.
+func TestSameOrigin(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"http://h/a", "http://h/b?q=1", true},
+		{"http://h/", "http://h:80/", true},
+		{"https://h/", "https://h:443/", true},
+		{"HTTP://H.example/", "http://h.EXAMPLE/", true},
+		{"https://h/", "http://h/", false},
+		{"https://h:8443/", "http://h:8443/", false},
+		{"http://h/", "http://h:8080/", false},
+		{"http://h:443/", "https://h/", false},
+		{"http://h/", "http://h2/", false},
+		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
+	} {
+		a, err := url.Parse(tt.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := url.Parse(tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sameOrigin(a, b); got != tt.same {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}
+
 func TestHTTPRetryUnsafe(t *testing.T) {
 	rec := newHTTPRecorder(t, 503)
 	refused := "http://" + freeHTTPAddr(t) + "/"
