@@ -108,8 +108,7 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	if end == durable.Stopped && st.Status.Terminal() {
 		code = st.Exit
 	}
-	writeReportOrWarn(o, p, out, code, l)
-	return exit.For(code)
+	return exit.For(l.finish(ctx, o, p, out, code))
 }
 
 // durableEnd says how out ends this invocation, and why, in one line.

@@ -93,11 +93,11 @@ func TestSplitCommandRefusesGlobs(t *testing.T) {
 	for _, in := range []string{"rm -f logs/*.log", "ls ~", "ls ~/x", "cat a?", "ls [ab]", "[ -f x ]", "curl https://h/p?q=1", `echo "x"*`} {
 		got, err := Split(in)
 		if err == nil {
-			t.Errorf("splitCommand(%q) = %q, want an error", in, got)
+			t.Errorf("Split(%q) = %q, want an error", in, got)
 			continue
 		}
 		if msg := err.Error(); !strings.HasSuffix(msg, "use --shell, or quote it") {
-			t.Errorf("splitCommand(%q): %q, want the hint to quote", in, msg)
+			t.Errorf("Split(%q): %q, want the hint to quote", in, msg)
 		}
 	}
 }

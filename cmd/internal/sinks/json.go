@@ -8,6 +8,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // JSONConfig is what the JSON log knows of the run beyond its events.
@@ -35,6 +36,7 @@ func (l *JSON) Event(kind, text string, fields map[string]any) {
 		obj[k] = v
 	}
 	b, _ := json.Marshal(obj)
+	b = redact.JSON(b)
 	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
 	l.lines.write(fmt.Appendf(nil, "{\"retry\":%s,%s\n", lead, b[1:]))
 }
@@ -74,7 +76,10 @@ func (l *JSON) Observe(e runner.Event) {
 		return
 	}
 	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
-	b, _ := json.Marshal(redactJSON(obj))
+	// Redacted once encoded: every string, whatever type holds it (the
+	// acceptor trace's values too).
+	b, _ := json.Marshal(obj)
+	b = redact.JSON(b)
 	// Every line of retry's JSON log starts with {"retry":EVENT, so that
 	// with the command's stderr on the same stream a reader keeps the lines
 	// starting with {"retry": (README "Machine-readable logs").

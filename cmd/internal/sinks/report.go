@@ -2,14 +2,12 @@ package sinks
 
 import (
 	"encoding/json"
-	"os"
-	"regexp"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
 )
@@ -24,8 +22,11 @@ type ReportConfig struct {
 }
 
 // WriteReport writes the JSON report of --report: the run's outcome, its
-// exit status code and every attempt, with the tails of its output.
-func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
+// exit status code and every attempt, with the tails of its output. The
+// write policy writes it (a regular file atomically, a FIFO or a device
+// through); waiting for a FIFO's reader ends when done is closed. Every
+// string in it is redacted (redact.JSON), whatever type holds it.
+func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan struct{}) error {
 	attempts := make([]map[string]any, len(out.Attempts))
 	for i := range out.Attempts {
 		attempts[i] = recordJSON(&out.Attempts[i])
@@ -49,50 +50,12 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
 	if cfg.State != "" {
 		rep["state"] = cfg.State // attempts carry the sequence's numbers
 	}
-	b, err := json.MarshalIndent(redactJSON(rep), "", "  ")
+	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	tmp := cfg.Path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, cfg.Path)
-}
-
-// redactJSON hides secrets in the strings of a JSON log event or report
-// before they are encoded (redact.Text), in maps and slices at any depth.
-func redactJSON(v any) any {
-	switch x := v.(type) {
-	case string:
-		return redact.Text(x)
-	case map[string]any:
-		for k, e := range x {
-			x[k] = redactJSON(e)
-		}
-	case map[string]string:
-		out := make(map[string]string, len(x))
-		for k, e := range x {
-			out[k] = redact.Text(e)
-		}
-		return out
-	case []map[string]any:
-		for _, e := range x {
-			redactJSON(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = redactJSON(e)
-		}
-	case []string:
-		out := make([]string, len(x))
-		for i, e := range x {
-			out[i] = redact.Text(e)
-		}
-		return out
-	}
-	return v
+	b = append(redact.JSON(b), '\n')
+	return writepolicy.Replace(cfg.Path, b, 0o600, done)
 }
 
 // ReportTail bounds the tail of each stream kept per attempt in the
@@ -122,29 +85,6 @@ func tailText(b []byte) string {
 			b = b[1:]
 		}
 	}
-	return redactText(strings.ToValidUTF8(string(b), "\uFFFD"))
+	return redact.Text(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
 
-// The redaction patterns, compiled on first use: compiling them costs
-// ~0.06 ms, which a run that never writes a report or a retried attempt's
-// output should not pay at start-up.
-var (
-	// secretLine is a header-like line of a secret header, or a
-	// password=/token=/secret= assignment.
-	secretLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?im)^(\s*(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-amz-security-token)\s*:\s*).+$`)
-	})
-	secretPair = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key)\s*[=:]\s*)("[^"]*"|[^\s"&,;]+)`)
-	})
-	urlUser = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`) })
-)
-
-// redactText hides what commonly leaks into output: credentials in URLs
-// (scheme://user:password@), secret headers (Authorization: …) and
-// password=, token=, secret= and api_key= values.
-func redactText(s string) string {
-	s = urlUser().ReplaceAllString(s, "${1}"+redact.Placeholder+"@")
-	s = secretLine().ReplaceAllString(s, "${1}"+redact.Placeholder)
-	return secretPair().ReplaceAllString(s, "${1}"+redact.Placeholder)
-}

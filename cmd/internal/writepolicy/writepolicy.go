@@ -28,8 +28,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -75,7 +73,7 @@ func resolve(path string) (target, error) {
 		case m.IsRegular():
 			return target{path: p, kind: regular, mode: m.Perm()}, nil
 		case m.IsDir():
-			return target{}, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory")}
+			return target{}, fmt.Errorf("%s is a directory; want a file to write", path)
 		case m&fs.ModeSymlink != 0:
 			to, err := os.Readlink(p)
 			if err != nil {
@@ -104,7 +102,7 @@ func throughTarget(path string) (target, error) {
 		return target{}, err
 	}
 	if fi.IsDir() {
-		return target{}, &fs.PathError{Op: "open", Path: path, Err: errors.New("is a directory")}
+		return target{}, fmt.Errorf("%s is a directory; want a file to write", path)
 	}
 	return target{path: path, kind: through, fifo: fi.Mode()&fs.ModeNamedPipe != 0}, nil
 }
@@ -225,30 +223,6 @@ func Append(path string, data []byte, perm fs.FileMode, done <-chan struct{}) er
 	return err
 }
 
-// writeThrough opens t as it is and writes data to it.
-func writeThrough(t target, data []byte, done <-chan struct{}) error {
-	s, err := openThrough(t)
-	if err != nil {
-		return err
-	}
-	if done != nil {
-		stop := make(chan struct{})
-		defer close(stop)
-		go func() {
-			select {
-			case <-done:
-				s.Abort()
-			case <-stop:
-			}
-		}()
-	}
-	_, err = s.Write(data)
-	if cerr := s.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
 func unwrapPath(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
@@ -259,189 +233,4 @@ func unwrapPath(err error) error {
 		return le.Err
 	}
 	return err
-}
-
-// Stream is a sink written line by line during a run (--log-file). It
-// remembers its first error: a failed write is not retried, and Err says
-// what was lost.
-type Stream struct {
-	path string
-
-	ready chan struct{} // closed once the file is open, or opening failed
-	abort chan struct{} // closed by Abort
-	once  sync.Once
-
-	mu   sync.Mutex
-	f    *os.File
-	fifo bool
-	err  error // the first error; writes after it are dropped
-}
-
-// abortGrace is how long a write that a FIFO's reader does not take may
-// still wait once the sink is aborted: the reader gets the run's last lines
-// when it reads at all.
-const abortGrace = time.Second
-
-// Open opens path as a stream: a regular or missing path (after symbolic
-// links) is created or truncated, as a shell's "> FILE" does; a path
-// written through is opened as it is. It never blocks: a FIFO without a
-// reader is opened in the background, and Write waits for the reader
-// until Abort.
-func Open(path string) (*Stream, error) {
-	t, err := resolve(path)
-	if err != nil {
-		return nil, err
-	}
-	if t.kind == regular {
-		f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return nil, err
-		}
-		s := &Stream{path: path, ready: make(chan struct{}), abort: make(chan struct{}), f: f}
-		close(s.ready)
-		return s, nil
-	}
-	return openThrough(t)
-}
-
-// openThrough opens a path written through. A FIFO (or a pipe behind
-// /dev/fd/N) is opened without blocking; without a reader yet (ENXIO), a
-// goroutine waits for one, and Abort releases it by opening the read side
-// itself.
-func openThrough(t target) (*Stream, error) {
-	s := &Stream{path: t.path, ready: make(chan struct{}), abort: make(chan struct{}), fifo: t.fifo}
-	if !t.fifo {
-		f, err := os.OpenFile(t.path, os.O_WRONLY|unix.O_NOCTTY, 0)
-		if err != nil {
-			return nil, err
-		}
-		s.f = f
-		close(s.ready)
-		return s, nil
-	}
-	// O_NONBLOCK: ENXIO at once when no reader has the FIFO open. The file
-	// is pollable, so a write the reader does not take can be given a
-	// deadline (Abort).
-	f, err := os.OpenFile(t.path, os.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
-	if err == nil {
-		s.f = f
-		close(s.ready)
-		return s, nil
-	}
-	if !errors.Is(err, unix.ENXIO) {
-		return nil, err
-	}
-	go func() {
-		// Blocks until a reader opens the FIFO, or Abort opens it. (The
-		// file is pollable all the same: os.OpenFile makes every file it
-		// opens non-blocking where the poller takes it, a FIFO included.)
-		f, err := os.OpenFile(t.path, os.O_WRONLY|unix.O_NOCTTY, 0)
-		s.mu.Lock()
-		select {
-		case <-s.abort:
-			if f != nil {
-				f.Close()
-			}
-			if s.err == nil {
-				s.err = &fs.PathError{Op: "open", Path: s.path, Err: errors.New("no reader opened the FIFO before the run ended")}
-			}
-		default:
-			s.f = f
-			if err != nil && s.err == nil {
-				s.err = err
-			}
-		}
-		s.mu.Unlock()
-		close(s.ready)
-	}()
-	return s, nil
-}
-
-// Write writes p whole, or fails and remembers why; once a write failed,
-// every later one fails with the same error. It waits for a FIFO's reader
-// until Abort.
-func (s *Stream) Write(p []byte) (int, error) {
-	select {
-	case <-s.ready:
-	case <-s.abort:
-		select {
-		case <-s.ready:
-		default:
-			return 0, s.fail(&fs.PathError{Op: "open", Path: s.path, Err: errors.New("no reader opened the FIFO before the run ended")})
-		}
-	}
-	s.mu.Lock()
-	f, err := s.f, s.err
-	s.mu.Unlock()
-	if err != nil {
-		return 0, err
-	}
-	n, err := f.Write(p)
-	if err != nil {
-		return n, s.fail(err)
-	}
-	return n, nil
-}
-
-func (s *Stream) fail(err error) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.err == nil {
-		s.err = err
-	}
-	return s.err
-}
-
-// Abort ends the waits of the stream: a FIFO without a reader is given up
-// (the background open is released by opening the read side, and writes
-// fail), and a write that a reader does not take fails after a short grace
-// (abortGrace). It is what the run calls when it ends or a signal arrives.
-// Calling it again does nothing.
-func (s *Stream) Abort() {
-	s.once.Do(func() {
-		close(s.abort)
-		select {
-		case <-s.ready:
-		default:
-			// Release the goroutine blocked opening the FIFO.
-			if r, err := os.OpenFile(s.path, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
-				<-s.ready
-				r.Close()
-			}
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.f != nil && s.fifo {
-			_ = s.f.SetWriteDeadline(time.Now().Add(abortGrace))
-		}
-	})
-}
-
-// Err returns the first error of the stream's writes, or nil.
-func (s *Stream) Err() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// Path is the path the stream was opened with.
-func (s *Stream) Path() string { return s.path }
-
-// Close closes the file (after Abort when a FIFO's open is still pending)
-// and returns the first error of the stream's writes or of closing it.
-func (s *Stream) Close() error {
-	select {
-	case <-s.ready:
-	default:
-		s.Abort()
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.f != nil {
-		if err := s.f.Close(); err != nil && s.err == nil {
-			s.err = err
-		}
-		s.f = nil
-	}
-	return s.err
 }

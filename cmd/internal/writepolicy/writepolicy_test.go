@@ -146,34 +146,55 @@ func TestFDPath(t *testing.T) {
 	}
 }
 
-// A FIFO with a reader is written through; one without a reader does not
-// block Open, and Abort ends the wait of a write with an error naming it.
-func TestFIFO(t *testing.T) {
-	dir := t.TempDir()
-	ff := filepath.Join(dir, "ff")
+// A FIFO without a reader does not block Open or Write: what is written is
+// held, and lost when the run ends (Abort, Close) before a reader comes,
+// which Close reports. The FIFO stays a FIFO.
+func TestFIFONoReader(t *testing.T) {
+	ff := filepath.Join(t.TempDir(), "ff")
 	if err := unix.Mkfifo(ff, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ff) // no reader: returns at once
+	s, err := Open(ff)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrote := make(chan error)
-	go func() { _, err := s.Write([]byte("x\n")); wrote <- err }()
-	s.Abort()
-	if err := <-wrote; err == nil || !strings.Contains(err.Error(), "no reader") {
-		t.Errorf("write after Abort: %v", err)
+	if _, err := s.Write([]byte("x\n")); err != nil {
+		t.Fatalf("a held write: %v", err)
 	}
-	s.Close()
+	s.Abort()
+	if _, err := s.Write([]byte("y\n")); err == nil {
+		t.Errorf("a write after Abort: nil")
+	}
+	if err := s.Close(); err == nil || !strings.Contains(err.Error(), "no reader opened the FIFO before the run ended (2 bytes lost)") {
+		t.Errorf("Close: %v", err)
+	}
 	if fi, _ := os.Lstat(ff); fi.Mode()&os.ModeNamedPipe == 0 {
 		t.Errorf("the FIFO was replaced: %v", fi.Mode())
 	}
+	// Nothing written, nothing lost.
+	s, _ = Open(ff)
+	if err := s.Close(); err != nil {
+		t.Errorf("Close of an unused stream: %v", err)
+	}
+	// Replace waits for the reader until done.
+	done := make(chan struct{})
+	close(done)
+	if err := Replace(ff, []byte("x"), 0o600, done); err == nil {
+		t.Errorf("Replace on a FIFO without reader after done: nil")
+	}
+}
 
-	// With a reader that comes later: the write waits for it.
-	s, err = Open(ff)
+// A reader that comes later gets what was held, then the rest, in order.
+func TestFIFOLateReader(t *testing.T) {
+	ff := filepath.Join(t.TempDir(), "ff")
+	if err := unix.Mkfifo(ff, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ff)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.Write([]byte("one\n"))
 	got := make(chan string)
 	go func() {
 		r, err := os.Open(ff)
@@ -185,20 +206,38 @@ func TestFIFO(t *testing.T) {
 		r.Close()
 		got <- string(b)
 	}()
-	if _, err := s.Write([]byte("line\n")); err != nil {
+	<-s.ready // the reader came
+	if _, err := s.Write([]byte("two\n")); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if g := <-got; g != "line\n" {
+	if g := <-got; g != "one\ntwo\n" {
 		t.Errorf("reader got %q", g)
 	}
+}
 
-	// Replace with done already closed and no reader: an error, at once.
-	done := make(chan struct{})
-	close(done)
-	if err := Replace(ff, []byte("x"), 0o600, done); err == nil {
-		t.Errorf("Replace on a FIFO without reader after done: nil")
+// A reader that does not read: once aborted, a write that fills the pipe
+// fails after the grace instead of blocking the run.
+func TestFIFOStalledReader(t *testing.T) {
+	ff := filepath.Join(t.TempDir(), "ff")
+	if err := unix.Mkfifo(ff, 0o600); err != nil {
+		t.Fatal(err)
 	}
+	r, err := os.OpenFile(ff, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	s, err := Open(ff)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Abort()
+	big := make([]byte, 1<<20) // more than a pipe holds
+	if _, err := s.Write(big); err == nil {
+		t.Errorf("a write nobody reads: nil")
+	}
+	s.Close()
 }
