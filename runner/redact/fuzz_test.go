@@ -107,7 +107,7 @@ var (
 // FuzzRedactPairs: the value of a pair whose name is secret never
 // survives Text, in any of the forms a command's output, a failure body or
 // a log holds it — NAME=VALUE, NAME = VALUE, NAME: VALUE, "NAME": "VALUE",
-// "NAME": VALUE, 'NAME': 'VALUE' — and nothing else is lost: the text
+// "NAME": VALUE, 'NAME': 'VALUE', \"NAME\": \"VALUE\" — and nothing else is lost: the text
 // before and after it (on lines of their own, which Text leaves alone),
 // the name and the separator stay as they were, and only the value becomes
 // the placeholder. Argv hides it the same way in an argument.
@@ -119,6 +119,7 @@ func FuzzRedactPairs(f *testing.F) {
 	f.Add("password", "SEKRET", uint8(2), "HTTP/1.1 401", "x: y")
 	f.Add("token", "12345", uint8(4), "{\"id\": 1,", "}")
 	f.Add("AWS_SESSION_TOKEN", "FwoGZXIvYXdzE", uint8(5), "export", "aws s3 ls")
+	f.Add("client_secret", "S4xyz", uint8(6), `echo "{`, `}"`)
 	f.Fuzz(func(t *testing.T, name, value string, form uint8, before, after string) {
 		if !isSecretName(name) || len(value) < 4 || value == Placeholder {
 			return
@@ -130,13 +131,13 @@ func FuzzRedactPairs(f *testing.F) {
 			return // the lines around must be ones Text leaves alone
 		}
 		var pair, masked string
-		switch form % 6 {
+		switch form % 7 {
 		case 0, 1:
 			if !assignNameRE.MatchString(name) {
 				return
 			}
 			sep := "="
-			if form%6 == 1 {
+			if form%7 == 1 {
 				sep = " = "
 			}
 			pair, masked = name+sep+value, name+sep+Placeholder
@@ -160,6 +161,11 @@ func FuzzRedactPairs(f *testing.F) {
 				return
 			}
 			pair, masked = `'`+name+`': '`+value+`'`, `'`+name+`': '`+Placeholder+`'`
+		case 6:
+			if !jsonNameRE.MatchString(name) {
+				return
+			}
+			pair, masked = `\"`+name+`\": \"`+value+`\"`, `\"`+name+`\": \"`+Placeholder+`\"`
 		}
 		if strings.Contains(value, "://") || strings.HasPrefix(strings.ToLower(value), "bearer") || strings.HasPrefix(strings.ToLower(value), "basic") {
 			return // a URL or a credential of its own: redacted by those rules
@@ -172,7 +178,7 @@ func FuzzRedactPairs(f *testing.F) {
 		if got := Text(in); got != want {
 			t.Fatalf("Text(%q)\n = %q\nwant %q", in, got, want)
 		}
-		if form%6 == 0 {
+		if form%7 == 0 {
 			if got := Argv([]string{before, pair, after}); got[1] != masked {
 				t.Fatalf("Argv kept %q: %q", pair, got[1])
 			}

@@ -224,6 +224,13 @@ var jsonKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`)
 })
 
+// escapedJSONKey finds a JSON key and its string value escaped once more,
+// as a shell string or a JSON string holding JSON writes them:
+// \"client_secret\": \"S\".
+var escapedJSONKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`)
+})
+
 // privateKey finds the body of a PEM private key block.
 var privateKey = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`)
@@ -263,6 +270,15 @@ func Text(s string) string {
 					return m
 				}
 				return sub[1] + sub[2] + maskValue(sub[3])
+			})
+		}
+		if strings.Contains(s, `\"`) {
+			s = escapedJSONKey().ReplaceAllStringFunc(s, func(m string) string {
+				sub := escapedJSONKey().FindStringSubmatch(m)
+				if !isSecretName(sub[1][2 : len(sub[1])-2]) {
+					return m
+				}
+				return sub[1] + sub[2] + `\"` + Placeholder + `\"`
 			})
 		}
 	}

@@ -107,6 +107,7 @@ func TestRedactText(t *testing.T) {
 		{"a=1&token=S5;b=2", "a=1&token=REDACTED;b=2"},
 		{`PGPASSWORD="two words" psql`, `PGPASSWORD="REDACTED" psql`},
 		{"SENTRY_DSN=https://k@o.ingest/1", "SENTRY_DSN=REDACTED"},
+		{`echo "{\"client_secret\": \"S4\", \"id\": \"x\"}"`, `echo "{\"client_secret\": \"REDACTED\", \"id\": \"x\"}"`},
 		{"if token == nil", "if token == nil"},
 		{"page=2 retries=3", "page=2 retries=3"},
 		{"-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----REDACTED-----END RSA PRIVATE KEY-----"},

@@ -207,8 +207,9 @@ func (s *Stream) Write(p []byte) (int, error) {
 		return len(p), nil
 	}
 	f := s.file.Load()
-	if f == nil {
-		return 0, s.errNoReader(len(p))
+	if f == nil { // given up before a reader came
+		s.err = s.errNoReader(len(p))
+		return 0, s.err
 	}
 	n, err := f.Write(p)
 	if err != nil {
