@@ -16,4 +16,3 @@ func TestParseSize(t *testing.T) {
 		}
 	}
 }
-

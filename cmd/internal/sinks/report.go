@@ -87,4 +87,3 @@ func tailText(b []byte) string {
 	}
 	return redact.Text(strings.ToValidUTF8(string(b), "\uFFFD"))
 }
-
