@@ -97,6 +97,9 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 		fan.Observe(e)
 	}
 	p.Strategy.Sleep = l.sleep
+	if sleep := o.IO.BudgetSleep(); sleep != nil {
+		p.Strategy.Sleep = sleep // the retry budget sees the time retry waits
+	}
 	out := p.Strategy.Run(ctx, p.Source)
 
 	var finalErr error
@@ -117,7 +120,7 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 	switch {
 	case code != exit.OK || finalErr == nil:
 	case p.Query != nil && !isWriteError(finalErr):
-		code = exit.Failure // the wait succeeded, but the projection asked for cannot be written
+		code = exit.Query // the wait succeeded, but the projection asked for cannot be computed
 	case errors.As(out.Last().Result.Attempt.Err, new(*output.LimitError)):
 		code = exit.Failure // an acceptor took the cut attempt for a success; its output is not whole
 	default:
@@ -246,7 +249,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		}
 		b, err := apply(last.Result.Attempt)
 		if err != nil {
-			return fmt.Errorf("--query: %v", err)
+			return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
 		}
 		if _, err = o.IO.Out.Write(b); err != nil {
 			return &output.StreamError{Stream: "stdout", Err: err}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -40,13 +41,24 @@ func SystemIO() *iostreams.IOStreams { return iostreams.System() }
 // touches the process: it reads the terminals and the environment
 // (SystemIO), and for run and wait it subscribes to signals and lets a
 // valid run switch on the child-subreaper mode (see process).
-func Main() int {
+func Main() int { return mainWith(iostreams.System()) }
+
+// MainWithBudgetClock is Main with the retry budget on the clock now and
+// sleep (iostreams.IOStreams.BudgetClock). The tests' retry runs scripts
+// with it on a clock they control; the retry command never calls it.
+func MainWithBudgetClock(now func() time.Time, sleep func(context.Context, time.Duration) error) int {
+	ios := iostreams.System()
+	ios.BudgetClock = &iostreams.Clock{Now: now, Sleep: sleep}
+	return mainWith(ios)
+}
+
+func mainWith(ios *iostreams.IOStreams) int {
 	args := os.Args[1:]
 	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
 	}
-	return run(context.Background(), args, iostreams.System(), proc)
+	return run(context.Background(), args, ios, proc)
 }
 
 // run runs retry's command line args with ios and returns the exit status,

@@ -56,8 +56,8 @@ Acceptors are evaluated in command-line order (flags first, then the waiter of
 successful attempts, error acceptors only failed ones. An unmatched failed
 attempt is a failure at once; an unmatched successful one is polled again.
 A failed attempt that run would call transient is polled again: HTTP 5xx
-(but 501 and 505), 429, 408, throttling error codes, refused or reset
-connections. Without an acceptor or a waiter, wait is a usage error (exit
+(but 501 and 505), 429, 408, throttling and transient error codes (kubectl's
+TooManyRequests, ServiceUnavailable), refused or reset connections. Without an acceptor or a waiter, wait is a usage error (exit
 125): use retry run to re-run a command until it succeeds.
 Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
 between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a
@@ -65,15 +65,17 @@ waiter model brings its own delays (Smithy's default maxDelay is 120s).
 
 --waiter SERVICE:NAME names a waiter of the botocore models built into retry
 (botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells
-it: dynamodb:table-exists); --list-waiters lists them.`,
+it: dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
+kubectl get KIND NAME -o json (k8s:deployment-rolled-out, k8s:job-complete,
+k8s:pod-ready, k8s:deleted, …), which fail where kubectl wait would hang;
+--list-waiters lists them.`,
 		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter ec2:instance-running -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter dynamodb:table-exists --query Table.TableStatus --output text -- \
       aws dynamodb describe-table --table-name orders
-  retry wait --success 'status.phase=Running' --failure 'status.phase=Failed' -- \
-      kubectl get pod web -o json
+  retry wait --waiter k8s:job-complete -- kubectl get job migrate -o json
   retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m
   retry wait --tcp db:5432 --consecutive 3 --backoff constant -d 250ms`,
 	}

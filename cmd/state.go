@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +40,9 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	}
 	dirty := false
 	if st != nil && st.Identity != cfg.Identity {
-		log.Event("new_sequence", fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", o.Budget.State, strings.Join(st.Command, " ")),
-			map[string]any{"previous_command": st.Command, "previous_status": st.Status})
+		log.Event(sinks.StateEvent{Retry: "new_sequence",
+			Message:         fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", o.Budget.State, strings.Join(st.Command, " ")),
+			PreviousCommand: slices.Clone(st.Command), PreviousStatus: string(st.Status)})
 		st = nil
 	}
 	if st == nil {
@@ -48,8 +50,8 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	}
 	if st.Recover(cfg) {
 		dirty = true
-		log.Event("unfinished", fmt.Sprintf("attempt %d did not finish (retry was killed or crashed); it counts", st.Attempts),
-			map[string]any{"attempt": st.Attempts})
+		log.Event(sinks.StateEvent{Retry: "unfinished", Attempt: st.Attempts,
+			Message: fmt.Sprintf("attempt %d did not finish (retry was killed or crashed); it counts", st.Attempts)})
 	}
 	now := time.Now()
 	before := st.Status
@@ -65,12 +67,14 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 		}
 		if verdict == durable.NotDue {
 			due := st.NextDue
-			log.Event("not_due", fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", human.AttemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(human.StateTime), human.Duration(due.Sub(now))),
-				map[string]any{"attempt": st.Attempts + 1, "due": due.UTC().Format(time.RFC3339Nano), "due_in_ms": due.Sub(now).Milliseconds()})
+			dueIn := due.Sub(now).Milliseconds()
+			log.Event(sinks.StateEvent{Retry: "not_due", Attempt: st.Attempts + 1, Due: due.UTC().Format(time.RFC3339Nano), DueInMS: &dueIn,
+				Message: fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", human.AttemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(human.StateTime), human.Duration(due.Sub(now)))})
 			return &exit.Error{Code: exit.TempFail}
 		}
-		log.Event("ended", fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), o.Budget.State),
-			map[string]any{"status": st.Status, "reason": st.Reason, "attempts": st.Attempts, "exit_code": st.Exit})
+		exitCode := st.Exit
+		log.Event(sinks.StateEvent{Retry: "ended", Status: string(st.Status), Reason: st.Reason, Attempts: st.Attempts, ExitCode: &exitCode,
+			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), o.Budget.State)})
 		return exit.For(st.Exit)
 	}
 
@@ -155,7 +159,7 @@ func stateError(o *plan.Options, log sinks.Log, err error) error {
 	var refused *durable.RefusedError
 	switch {
 	case errors.Is(err, durable.ErrBusy):
-		log.Event("busy", fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", o.Budget.State), nil)
+		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", o.Budget.State)})
 		return &exit.Error{Code: exit.TempFail}
 	case errors.As(err, &corrupt):
 		return exit.Usagef("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", o.Budget.State, err, o.Budget.State)

@@ -10,6 +10,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/k8s"
+	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
@@ -46,6 +48,8 @@ func Register(c *cobra.Command) {
 			}
 		}
 		switch f.Name {
+		case "backoff":
+			fn = completeBackoff
 		case "waiter":
 			fn = completeWaiter
 		case "scope":
@@ -99,8 +103,8 @@ func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeBuiltinWaiter completes the built-in botocore waiters in two
-// steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
+// completeBuiltinWaiter completes the built-in botocore and Kubernetes
+// waiters in two steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
 // spelling.
 func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
 	service, _, named := strings.Cut(prefix, ":")
@@ -113,7 +117,16 @@ func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
 		for _, m := range models {
 			words = append(words, m.Service+":")
 		}
+		words = append(words, k8s.Service+":")
 		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	if service == k8s.Service {
+		var words []string
+		names, cliNames := k8s.Names()
+		for i, name := range names {
+			words = append(words, service+":"+name, service+":"+cliNames[i])
+		}
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 	}
 	m, _, err := botocore.Service(service)
 	if err != nil {
@@ -134,4 +147,16 @@ func withPrefix(words []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// completeBackoff offers the delay strategies of backoff's table, each with
+// its line of help (zsh and fish show it beside the word).
+func completeBackoff(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	var words []string
+	for _, s := range backoff.Strategies() {
+		if strings.HasPrefix(s.Name, prefix) {
+			words = append(words, s.Name+"\t"+s.Help)
+		}
+	}
+	return words, cobra.ShellCompDirectiveNoFileComp
 }

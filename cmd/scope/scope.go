@@ -109,6 +109,9 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 		case "show":
 			var s *redis.Scope
 			if s, err = client.Scope(name, 0); err == nil {
+				if now := o.io.BudgetNow(); now != nil {
+					s.SetClock(now)
+				}
 				info, err = s.Info(ctx)
 			}
 		case "reset":
@@ -124,7 +127,7 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 		case "list":
 			names, err = bucket.ListScopes(dir)
 		case "show":
-			info, err = bucket.ReadScope(dir, name, bucket.ScopeOptions{})
+			info, err = bucket.ReadScope(dir, name, bucket.ScopeOptions{Now: o.io.BudgetNow()})
 		case "reset":
 			err = bucket.ResetScope(dir, name)
 		}

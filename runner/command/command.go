@@ -66,8 +66,9 @@ type StartError struct {
 	// ENOEXEC, …), possibly wrapped with detail (a bad interpreter, a
 	// working directory that cannot be entered).
 	Err error
-	// Code is the exit status a shell would give: 127 when the command does
-	// not exist, 126 when it exists but cannot be executed.
+	// Code is the exit status a shell would give: 127 when the command, or
+	// the interpreter its #! line names, does not exist; 126 when it exists
+	// but cannot be executed.
 	Code int
 }
 

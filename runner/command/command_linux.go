@@ -252,4 +252,4 @@ const stdoutChunk = 256 << 10
 // command writing a lot then wakes retry up for a sixteenth as many reads.
 // When the kernel refuses (the user's pipe buffers are over their limit)
 // the pipe stays as it is.
-func growPipe(fd int) { unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<20) }
+func growPipe(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<20) }

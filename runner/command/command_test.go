@@ -279,7 +279,7 @@ func TestExitStatus(t *testing.T) {
 			msg: filepath.Join(dir, "adir") + ": is a directory"},
 		{name: "relative to Dir", cmd: &Command{Argv: []string{"./adir"}, Dir: dir}, code: 126, notStarted: true,
 			msg: "./adir: is a directory"},
-		{name: "bad interpreter", cmd: &Command{Argv: []string{filepath.Join(dir, "badinterp")}}, code: 126, notStarted: true,
+		{name: "bad interpreter", cmd: &Command{Argv: []string{filepath.Join(dir, "badinterp")}}, code: 127, notStarted: true,
 			msg: filepath.Join(dir, "badinterp") + ": /no/such/interpreter: bad interpreter: no such file or directory"},
 		{name: "exec format", cmd: &Command{Argv: []string{filepath.Join(dir, "garbage")}}, code: 126, notStarted: true,
 			msg: filepath.Join(dir, "garbage") + ": exec format error"},

@@ -310,9 +310,10 @@ func startError(name, path, dir string, err error) *StartError {
 		if _, serr := os.Stat(inDir(dir, path)); serr != nil {
 			return &StartError{Name: name, Err: errno, Code: 127}
 		}
-		// The file is there: its interpreter is not.
+		// The file is there: its interpreter is not, which is "not found"
+		// (127) for sh, bash, env and timeout too.
 		if interp := shebang(inDir(dir, path)); interp != "" {
-			return &StartError{Name: name, Err: fmt.Errorf("%s: bad interpreter: %w", interp, errno), Code: 126}
+			return &StartError{Name: name, Err: fmt.Errorf("%s: bad interpreter: %w", interp, errno), Code: 127}
 		}
 	}
 	return &StartError{Name: name, Err: errno, Code: 126}

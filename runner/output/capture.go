@@ -312,6 +312,8 @@ const copyBuffer = 256 << 10
 // copyBuffer.
 func (r *reader) WriteTo(w io.Writer) (int64, error) {
 	c := r.c
+	// An io.SectionReader's Seek fails only on a bad whence or a negative
+	// offset, neither of which comes here: its errors are not looked at.
 	off, _ := r.Seek(0, io.SeekCurrent)
 	size := r.Size()
 	switch {
@@ -326,7 +328,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 	if f, ok := w.(*os.File); ok && c.file != nil {
 		n, handled, err := sendFile(f, c.file, off, size-off)
 		written = n
-		r.Seek(off+n, io.SeekStart)
+		_, _ = r.Seek(off+n, io.SeekStart)
 		if handled || err != nil {
 			return written, err
 		}
@@ -340,7 +342,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 			}
 			n, err := w.Write(ch[off:])
 			written += int64(n)
-			r.Seek(int64(n), io.SeekCurrent)
+			_, _ = r.Seek(int64(n), io.SeekCurrent)
 			if err != nil {
 				return written, err
 			}
@@ -355,7 +357,7 @@ func (r *reader) WriteTo(w io.Writer) (int64, error) {
 			m, werr := w.Write(buf[:n])
 			written += int64(m)
 			off += int64(m)
-			r.Seek(off, io.SeekStart)
+			_, _ = r.Seek(off, io.SeekStart)
 			if werr != nil {
 				return written, werr
 			}

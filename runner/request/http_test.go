@@ -249,8 +249,8 @@ func TestHTTPTransportErrors(t *testing.T) {
 				if !strings.Contains(a.Err.Error(), tt.errLike) {
 					t.Errorf("%s: error %q does not say %q", method, a.Err, tt.errLike)
 				}
-				if res.Info[InfoError] != a.Err.Error() {
-					t.Errorf("%s: Info error %q, want %q", method, res.Info[InfoError], a.Err)
+				if res.Exchange.Error != a.Err.Error() {
+					t.Errorf("%s: exchange error %q, want %q", method, res.Exchange.Error, a.Err)
 				}
 				if want := tt.unsafe && method == "POST"; a.RetryUnsafe != want {
 					t.Errorf("%s: RetryUnsafe %v, want %v", method, a.RetryUnsafe, want)
@@ -425,11 +425,11 @@ func TestHTTPRedirects(t *testing.T) {
 		if res.Err != nil || res.Status != 200 || httpStdout(t, res) != "arrived" {
 			t.Errorf("%d redirects: Err %v Status %d", n, res.Err, res.Status)
 		}
-		if got := res.Info[InfoRedirects]; got != strconv.Itoa(n) {
-			t.Errorf("%d redirects: Info redirects %q", n, got)
+		if got := res.Exchange.Redirects; got != n {
+			t.Errorf("%d redirects: exchange redirects %d", n, got)
 		}
-		if got := res.Info[InfoFinalURL]; got != srv.URL+"/r/0" {
-			t.Errorf("%d redirects: Info final_url %q", n, got)
+		if got := res.Exchange.FinalURL; got != srv.URL+"/r/0" {
+			t.Errorf("%d redirects: exchange final URL %q", n, got)
 		}
 	}
 	res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/11"}))
@@ -439,8 +439,8 @@ func TestHTTPRedirects(t *testing.T) {
 	if d, _ := acceptor.RunFallback(res.Attempt); d != acceptor.Fail {
 		t.Errorf("11 redirects: %v, want failure", d)
 	}
-	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/0"})); res.Info[InfoRedirects] != "" || res.Info[InfoFinalURL] != "" {
-		t.Errorf("no redirect: Info %v", res.Info)
+	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/0"})); res.Exchange.Redirects != 0 || res.Exchange.FinalURL != "" {
+		t.Errorf("no redirect: exchange %+v", res.Exchange)
 	}
 }
 
@@ -652,8 +652,8 @@ func TestHTTPRedirectStripsSecrets(t *testing.T) {
 		{"within", "/within", false},
 	} {
 		res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + tt.path, Header: header.Clone()}))
-		if res.Status != 200 || res.Info[InfoRedirects] != "1" {
-			t.Fatalf("%s: status %d, %s redirects, err %v; want 200 after 1", tt.from, res.Status, res.Info[InfoRedirects], res.Err)
+		if res.Status != 200 || res.Exchange.Redirects != 1 {
+			t.Fatalf("%s: status %d, %d redirects, err %v; want 200 after 1", tt.from, res.Status, res.Exchange.Redirects, res.Err)
 		}
 		mu.Lock()
 		got := landed[tt.from]
@@ -825,23 +825,25 @@ func TestHTTPRetryAfter(t *testing.T) {
 	}
 }
 
-func TestHTTPInfo(t *testing.T) {
+func TestHTTPExchange(t *testing.T) {
 	srv := httptest.NewServer(httpReply(503, map[string]string{"Set-Cookie": "session=secret", "X-Trace": "abc"}, "busy"))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	u.User = url.UserPassword("alice", "hunter2")
 	res := tryHTTP(t, newTestHTTP(t, Config{URL: u.String() + "/x", Method: "POST",
 		Header: http.Header{"Authorization": {"Bearer tok"}, "X-Request": {"1"}}}))
-	wantInfo := map[string]string{
-		InfoMethod:         "POST",
-		InfoURL:            "http://REDACTED@" + u.Host + "/x",
-		InfoStatus:         "HTTP/1.1 503 Service Unavailable",
-		InfoHeaders:        "Content-Length: 4\nContent-Type: text/plain; charset=utf-8\nDate: " + res.Header.Get("Date") + "\nSet-Cookie: REDACTED\nX-Trace: abc",
-		InfoRequestHeaders: "Accept: */*\nAuthorization: REDACTED\nUser-Agent: retry\nX-Request: 1",
-		InfoBodyBytes:      "4",
+	want := &runner.Exchange{
+		Method: "POST",
+		URL:    "http://REDACTED@" + u.Host + "/x",
+		Status: "HTTP/1.1 503 Service Unavailable",
+		Header: http.Header{"Content-Length": {"4"}, "Content-Type": {"text/plain; charset=utf-8"}, "Date": {res.Header.Get("Date")},
+			"Set-Cookie": {"REDACTED"}, "X-Trace": {"abc"}},
+		RequestHeader: http.Header{"Accept": {"*/*"}, "Authorization": {"REDACTED"}, "User-Agent": {"retry"}, "X-Request": {"1"}},
+		BodyRead:      true,
+		BodyBytes:     4,
 	}
-	if !reflect.DeepEqual(res.Info, wantInfo) {
-		t.Errorf("Info:\n%q\nwant\n%q", res.Info, wantInfo)
+	if !reflect.DeepEqual(res.Exchange, want) {
+		t.Errorf("exchange:\n%+v\nwant\n%+v", res.Exchange, want)
 	}
 	if res.Header.Get("Set-Cookie") != "session=secret" {
 		t.Errorf("the attempt's headers were redacted: acceptors must see them")
@@ -857,7 +859,7 @@ func TestHTTPErrorsAreRedacted(t *testing.T) {
 		if res.Err == nil {
 			t.Fatalf("%s: no error", u)
 		}
-		for _, s := range []string{res.Err.Error(), res.Info[InfoError], res.Info[InfoURL]} {
+		for _, s := range []string{res.Err.Error(), res.Exchange.Error, res.Exchange.URL} {
 			if strings.Contains(s, "alice") || strings.Contains(s, "hunter2") || !strings.Contains(s, "REDACTED@") {
 				t.Errorf("not redacted: %q", s)
 			}
@@ -1004,8 +1006,8 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 	if !bytes.Equal(res.StdoutTail, tail) {
 		t.Errorf("StdoutTail (%d bytes) is not the last %d bytes", len(res.StdoutTail), output.DefaultWindow)
 	}
-	if res.Info[InfoBodyBytes] != strconv.Itoa(size) {
-		t.Errorf("body_bytes %q", res.Info[InfoBodyBytes])
+	if !res.Exchange.BodyRead || res.Exchange.BodyBytes != int64(size) {
+		t.Errorf("body read %v, %d bytes", res.Exchange.BodyRead, res.Exchange.BodyBytes)
 	}
 }
 

@@ -12,8 +12,12 @@ import (
 
 // Exit statuses of retry itself (the others come from the command).
 const (
-	OK       = 0
-	Failure  = 1
+	OK      = 0
+	Failure = 1
+	// Query: wait succeeded, but its --query cannot be evaluated on the
+	// final output (a type error, stdout not JSON, a result JSON cannot
+	// hold). EX_DATAERR: the input data was incorrect.
+	Query    = 65
 	IOError  = 74 // EX_IOERR: output could not be written or kept whole
 	TempFail = 75 // EX_TEMPFAIL: --state, not due, busy, or a retry scheduled
 	Timeout  = 124
@@ -68,6 +72,8 @@ Exit status:
   N        run: the last attempt's exit status (128+N if it died of signal N)
            when a failure acceptor matched or attempts ran out
   1        wait: a failure state was reached; run --url: the call failed
+  65       wait: succeeded, but --query cannot be evaluated on the final output
+           (a type error, stdout not JSON); nothing is written to stdout
   74       output could not be written (a full disk) or kept whole (TMPDIR);
            141 (128+SIGPIPE) when stdout or stderr was a closed pipe
   75       --state: not due yet, busy, or a retry is scheduled for a later
@@ -75,7 +81,7 @@ Exit status:
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
   125      retry's own error: bad usage, invalid expression, unreadable waiter file
-  126/127  the command cannot be executed / was not found
+  126/127  the command cannot be executed / was not found (or its #! interpreter)
   128+N    retry itself received signal N
 `
 

@@ -6,8 +6,10 @@
 package iostreams
 
 import (
+	"context"
 	"io"
 	"os"
+	"time"
 
 	"github.com/retry-dev/retry/runner/command"
 )
@@ -42,6 +44,38 @@ type IOStreams struct {
 	// the RETRY_<FLAG> defaults and the CI system's variables are read
 	// through it. nil is an empty environment.
 	Getenv func(key string) string
+
+	// BudgetClock, when set, is the clock of the retry budget: the token
+	// buckets and adaptive limiters, the scopes' in files and in Redis
+	// (instead of the server's TIME) included. retry's sleeps go through
+	// its Sleep, so the budget sees the time retry waits. nil: the real
+	// clock. Only the tests' retry sets it (cmd.MainWithBudgetClock), to
+	// run scripts on a clock they control.
+	BudgetClock *Clock
+}
+
+// Clock is a clock other than the real one.
+type Clock struct {
+	Now func() time.Time
+	// Sleep waits d or until ctx is done, returning context.Cause(ctx)
+	// then.
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// BudgetNow returns the retry budget's clock, nil for the real one.
+func (s *IOStreams) BudgetNow() func() time.Time {
+	if s == nil || s.BudgetClock == nil {
+		return nil
+	}
+	return s.BudgetClock.Now
+}
+
+// BudgetSleep returns the retry budget's sleep, nil for the real one.
+func (s *IOStreams) BudgetSleep() func(context.Context, time.Duration) error {
+	if s == nil || s.BudgetClock == nil {
+		return nil
+	}
+	return s.BudgetClock.Sleep
 }
 
 // System returns the process's standard streams and environment, each

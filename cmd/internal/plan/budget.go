@@ -46,9 +46,10 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		}
 		return b, nil
 	}
+	now, sleep := o.IO.BudgetNow(), o.IO.BudgetSleep() // nil: the real clock
 	if o.Retry.Scope == "" {
 		if o.Retry.Mode == "adaptive" {
-			b.limiter = bucket.NewAdaptive(bucket.AdaptiveOptions{})
+			b.limiter = bucket.NewAdaptive(bucket.AdaptiveOptions{Now: now, Sleep: sleep})
 		}
 		return b, nil
 	}
@@ -70,19 +71,22 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 			return nil, exit.Usagef("--scope: %v", err)
 		}
 		s.SetReserve(reserve)
+		if now != nil {
+			s.SetClock(now)
+		}
 		store, where, b.close = s, storeURL.String(), func() { c.Close() }
 	} else {
 		dir, err := StateDir()
 		if err != nil {
 			return nil, exit.Usagef("--scope: %v", err)
 		}
-		s, err := bucket.OpenScope(dir, o.Retry.Scope, bucket.ScopeOptions{Reserve: reserve})
+		s, err := bucket.OpenScope(dir, o.Retry.Scope, bucket.ScopeOptions{Reserve: reserve, Now: now})
 		if err != nil {
 			return nil, exit.Usagef("--scope %s: %v", o.Retry.Scope, err)
 		}
 		store, where = s, s.Path()
 	}
-	shared := bucket.NewShared(store, bucket.SharedOptions{Reserve: reserve, OnError: func(err error) {
+	shared := bucket.NewShared(store, bucket.SharedOptions{Reserve: reserve, Now: now, Sleep: sleep, OnError: func(err error) {
 		warn("warning: --scope %s: the scope store failed (%v); this run goes on with a per-process bucket", o.Retry.Scope, redactStoreError(err, where))
 	}})
 	b.bucket = shared

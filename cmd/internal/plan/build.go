@@ -106,8 +106,8 @@ func Build(o *Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && o.Net.TCP == "" && !o.Given("tcp") {
-		// (--tcp needs none: a connection accepted is the success state.)
+	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && !o.Readiness() {
+		// (--tcp and --url need none: a connection accepted, a 2xx.)
 		return nil, exit.Usagef("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Output.Query != "" {

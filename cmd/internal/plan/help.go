@@ -105,7 +105,9 @@ func writeGroupedHelp(w io.Writer, c *cobra.Command) {
 		b.WriteString("Every flag has an environment default RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.\n")
 	}
 	b.WriteString(exit.Help[1:])
-	io.WriteString(w, b.String())
+	// Cobra's help function returns no error: a help that cannot be
+	// written (a closed stdout) has nowhere else to go.
+	_, _ = io.WriteString(w, b.String())
 }
 
 // groupUsages formats the flags of fs named in names, in that order.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/k8s"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/human"
@@ -14,8 +15,8 @@ import (
 // loadWaiter loads the waiter of --waiter: from --waiter-file when given
 // (a SERVICE: prefix is then ignored: the file overrides the built-in
 // models), else from the botocore models built into retry, as
-// SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case. nil
-// without --waiter.
+// SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case, or
+// from the Kubernetes waiters, as k8s:NAME. nil without --waiter.
 func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	if o.Waiter.Name == "" && o.Waiter.File == "" {
 		return nil, nil
@@ -38,7 +39,14 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	} else {
 		service, n, ok := strings.Cut(name, ":")
 		if !ok || service == "" || n == "" {
-			return nil, exit.Usagef("--waiter: %q: want SERVICE:NAME for a built-in waiter (dynamodb:table-exists; retry wait --list-waiters lists them), or --waiter-file FILE with --waiter NAME", o.Waiter.Name)
+			return nil, exit.Usagef("--waiter: %q: want SERVICE:NAME for a built-in waiter (dynamodb:table-exists, k8s:pod-ready; retry wait --list-waiters lists them), or --waiter-file FILE with --waiter NAME", o.Waiter.Name)
+		}
+		if strings.EqualFold(service, k8s.Service) {
+			w, err := k8s.Waiter(n)
+			if err != nil {
+				return nil, exit.Usagef("--waiter: %v", err)
+			}
+			return w, nil
 		}
 		m, data, err := botocore.Service(service)
 		if err != nil {
@@ -62,9 +70,9 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 }
 
 // ListWaiters writes the names of the waiters of --waiter-file, one a line;
-// without a file, the built-in waiters as SERVICE:NAME (only SERVICE's with
-// --waiter SERVICE), and a line on stderr saying which botocore they come
-// from.
+// without a file, the built-in waiters as SERVICE:NAME, the botocore ones
+// then the Kubernetes ones (only SERVICE's with --waiter SERVICE), and a
+// line on stderr saying where they come from.
 func ListWaiters(o *Options) error {
 	if o.Waiter.File != "" {
 		wf, err := LoadWaiterFile(o.Waiter.File)
@@ -73,6 +81,21 @@ func ListWaiters(o *Options) error {
 		}
 		for _, n := range wf.Names() {
 			fmt.Fprintln(o.IO.Out, n)
+		}
+		return nil
+	}
+	kubeNames, kubeCLINames := k8s.Names()
+	var kube strings.Builder
+	for i, name := range kubeNames {
+		fmt.Fprintf(&kube, "%s:%s\t%s:%s\n", k8s.Service, name, k8s.Service, kubeCLINames[i])
+	}
+	kubeLine := fmt.Sprintf("%d Kubernetes waiters (k8s:NAME, over kubectl get KIND NAME -o json)", len(kubeNames))
+	if strings.EqualFold(strings.TrimSuffix(o.Waiter.Name, ":"), k8s.Service) {
+		if _, err := fmt.Fprint(o.IO.Out, kube.String()); err != nil {
+			return err
+		}
+		if !o.Output.Quiet {
+			fmt.Fprintf(o.IO.ErrOut, "retry: %s, built in; --waiter-file FILE uses another model\n", kubeLine)
 		}
 		return nil
 	}
@@ -95,11 +118,18 @@ func ListWaiters(o *Options) error {
 			n++
 		}
 	}
+	if o.Waiter.Name == "" {
+		b.WriteString(kube.String())
+	}
 	if _, err := fmt.Fprint(o.IO.Out, b.String()); err != nil {
 		return err
 	}
 	if !o.Output.Quiet {
-		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0); --waiter-file FILE uses another model\n", human.Plural(n, "waiter"), human.Plural(len(models), "service"), botocore.Version)
+		also := ""
+		if o.Waiter.Name == "" {
+			also = ", and " + kubeLine
+		}
+		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0)%s; --waiter-file FILE uses another model\n", human.Plural(n, "waiter"), human.Plural(len(models), "service"), botocore.Version, also)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package sinks
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -19,7 +18,8 @@ type JSONConfig struct {
 }
 
 // JSON is the JSON log: one object per event, each line starting with
-// {"retry":EVENT.
+// {"retry":EVENT and ending with "version":SchemaVersion (README
+// "Machine-readable logs" has the schema).
 type JSON struct {
 	cfg   JSONConfig
 	lines *Lines
@@ -28,126 +28,129 @@ type JSON struct {
 // NewJSON returns the JSON log of a run, written on lines.
 func NewJSON(cfg JSONConfig, lines *Lines) *JSON { return &JSON{cfg: cfg, lines: lines} }
 
-// Event writes a line of a durable invocation (--state) that no strategy
-// event carries: an object with the event kind and fields.
-func (l *JSON) Event(kind, text string, fields map[string]any) {
-	obj := map[string]any{"event": kind, "state": l.cfg.State, "message": text, "time": time.Now().UTC().Format(time.RFC3339Nano)}
-	for k, v := range fields {
-		obj[k] = v
+// The lines of the JSON log, one type per event. Each starts with "retry"
+// (the event's name, so that a reader of a stderr shared with the
+// command keeps the lines starting with {"retry":) and ends with "version";
+// the fields between are in alphabetical order, as they always were.
+type (
+	// AttemptLine is an attempt that ended: the attempt as the report shows
+	// it, then the line's own fields.
+	AttemptLine struct {
+		Retry string `json:"retry"` // "attempt"
+		Attempt
+		Event       string          `json:"event"`
+		MaxAttempts int             `json:"max_attempts"` // 0: unlimited
+		Pending     string          `json:"pending,omitempty"`
+		Time        string          `json:"time"`
+		Trace       []acceptor.Step `json:"trace,omitempty"` // -v: every acceptor evaluated
+		Version     int             `json:"version"`
 	}
-	b, _ := json.Marshal(obj)
-	b = redact.JSON(b)
-	lead, _ := json.Marshal(kind) // {"retry":EVENT first, as every JSON log line
-	l.lines.write(fmt.Appendf(nil, "{\"retry\":%s,%s\n", lead, b[1:]))
+	// BucketWaitLine is a wait for the scope's bucket to refill.
+	BucketWaitLine struct {
+		Retry     string `json:"retry"` // "bucket_wait"
+		Attempt   int    `json:"attempt"`
+		Available int    `json:"available"`
+		Capacity  int    `json:"capacity"`
+		Cost      int    `json:"cost"`
+		Event     string `json:"event"`
+		Time      string `json:"time"`
+		WaitMS    int64  `json:"wait_ms"`
+		Version   int    `json:"version"`
+	}
+	// HookLine is an --on-retry run.
+	HookLine struct {
+		Retry      string  `json:"retry"` // "on_retry"
+		Attempt    int     `json:"attempt"`
+		DurationMS float64 `json:"duration_ms"`
+		Error      string  `json:"error,omitempty"`
+		Event      string  `json:"event"`
+		Time       string  `json:"time"`
+		Version    int     `json:"version"`
+	}
+	// EndLine is the end of the run.
+	EndLine struct {
+		Retry     string `json:"retry"` // "end"
+		Attempts  int    `json:"attempts"`
+		ElapsedMS int64  `json:"elapsed_ms"`
+		Error     string `json:"error,omitempty"`
+		Event     string `json:"event"`
+		Outcome   string `json:"outcome"`
+		State     string `json:"state,omitempty"` // the --state file
+		Time      string `json:"time"`
+		Version   int    `json:"version"`
+	}
+)
+
+// StateEvent is a line of a durable invocation (--state) that no strategy
+// event carries: the text log writes its Message, the JSON log all of it.
+// The fields each kind sets are listed in README "Machine-readable logs".
+type StateEvent struct {
+	Retry           string   `json:"retry"` // the kind: new_sequence, unfinished, not_due, ended, busy
+	Attempt         int      `json:"attempt,omitempty"`
+	Attempts        int      `json:"attempts,omitempty"`
+	Due             string   `json:"due,omitempty"`
+	DueInMS         *int64   `json:"due_in_ms,omitempty"`
+	Event           string   `json:"event"`
+	ExitCode        *int     `json:"exit_code,omitempty"`
+	Message         string   `json:"message"`
+	PreviousCommand []string `json:"previous_command,omitempty"`
+	PreviousStatus  string   `json:"previous_status,omitempty"`
+	Reason          string   `json:"reason,omitempty"`
+	State           string   `json:"state"`
+	Status          string   `json:"status,omitempty"`
+	Time            string   `json:"time"`
+	Version         int      `json:"version"`
 }
 
-// Observe writes the JSON object of e, if it has one.
+// Event writes e, with the kind, the state file, the time and the version
+// filled in.
+func (l *JSON) Event(e StateEvent) {
+	e.Event, e.State, e.Time, e.Version = e.Retry, l.cfg.State, stamp(time.Now()), SchemaVersion
+	l.write(&e)
+}
+
+// Observe writes the line of e, if it has one.
 func (l *JSON) Observe(e runner.Event) {
-	var obj map[string]any
+	t := stamp(e.Time)
 	switch e.Kind {
 	case runner.EventAttemptEnd:
-		obj = recordJSON(e.Record)
-		obj["event"] = "attempt"
-		obj["max_attempts"] = e.MaxAttempts
+		line := &AttemptLine{Retry: "attempt", Attempt: attemptOf(e.Record), Event: "attempt", MaxAttempts: e.MaxAttempts, Time: t, Version: SchemaVersion}
 		if human.NotYet(l.cfg.Wait, e.Record) {
-			obj["pending"] = human.Pending(e.Record)
+			line.Pending = human.Pending(e.Record)
 		}
 		if l.cfg.Verbose {
-			obj["trace"] = e.Record.Decision.Trace
+			line.Trace = append([]acceptor.Step(nil), e.Record.Decision.Trace...) // redacted as a copy
 		}
+		l.write(line)
 	case runner.EventBucketWait:
-		obj = map[string]any{"event": "bucket_wait", "attempt": e.Record.Number, "wait_ms": e.Wait.Milliseconds(),
-			"cost": e.Empty.Cost, "available": e.Empty.Available, "capacity": e.Empty.Capacity}
+		l.write(&BucketWaitLine{Retry: "bucket_wait", Attempt: e.Record.Number, WaitMS: e.Wait.Milliseconds(),
+			Cost: e.Empty.Cost, Available: e.Empty.Available, Capacity: e.Empty.Capacity, Event: "bucket_wait", Time: t, Version: SchemaVersion})
 	case runner.EventHook:
-		obj = map[string]any{"event": "on_retry", "attempt": e.Attempt, "duration_ms": float64(e.Hook.Duration.Microseconds()) / 1000}
+		line := &HookLine{Retry: "on_retry", Attempt: e.Attempt, DurationMS: ms(e.Hook.Duration), Event: "on_retry", Time: t, Version: SchemaVersion}
 		if e.Hook.Err != nil {
-			obj["error"] = e.Hook.Err.Error()
+			line.Error = e.Hook.Err.Error()
 		}
+		l.write(line)
 	case runner.EventEnd:
-		obj = map[string]any{"event": "end", "outcome": e.Outcome.End.String(), "attempts": human.AttemptCount(e.Outcome),
-			"elapsed_ms": e.Outcome.Elapsed.Milliseconds()}
-		if l.cfg.State != "" {
-			obj["state"] = l.cfg.State
-		}
+		line := &EndLine{Retry: "end", Attempts: human.AttemptCount(e.Outcome), ElapsedMS: e.Outcome.Elapsed.Milliseconds(),
+			Event: "end", Outcome: e.Outcome.End.String(), State: l.cfg.State, Time: t, Version: SchemaVersion}
 		if e.Outcome.Err != nil {
-			obj["error"] = e.Outcome.Err.Error()
+			line.Error = e.Outcome.Err.Error()
 		}
-	default:
-		return
+		l.write(line)
 	}
-	obj["time"] = e.Time.UTC().Format(time.RFC3339Nano)
-	// Redacted once encoded: every string, whatever type holds it (the
-	// acceptor trace's values too).
-	b, _ := json.Marshal(obj)
-	b = redact.JSON(b)
-	// Every line of retry's JSON log starts with {"retry":EVENT, so that
-	// with the command's stderr on the same stream a reader keeps the lines
-	// starting with {"retry": (README "Machine-readable logs").
-	lead, _ := json.Marshal(obj["event"])
-	l.lines.write(fmt.Appendf(nil, "{\"retry\":%s,%s\n", lead, b[1:]))
 }
 
-// recordJSON is one attempt as the report and the JSON log show it.
-func recordJSON(r *runner.Record) map[string]any {
-	a := r.Result.Attempt
-	m := map[string]any{
-		"attempt":     r.Number,
-		"start":       r.Start.UTC().Format(time.RFC3339Nano),
-		"duration_ms": float64(r.Duration.Microseconds()) / 1000,
-		"directive":   r.Decision.Directive.String(),
-		"delay_ms":    r.Delay.Milliseconds(),
+// write writes line, a pointer to one of the line types, its secrets
+// redacted, as one line.
+func (l *JSON) write(line any) {
+	redactStrings(line)
+	b, err := json.Marshal(line)
+	if err != nil {
+		l.lines.Warn("JSON log: %v", err)
+		return
 	}
-	if reason := r.Decision.Directive.Reason(); reason != "" {
-		m["reason"] = reason
-	}
-	if r.Decision.Directive == acceptor.NoDecision && r.Result.Stopped != nil {
-		m["directive"] = "stopped"
-		m["stopped"] = r.Result.Stopped.Error()
-	}
-	switch r.Decision.Source {
-	case acceptor.FromAcceptor:
-		m["acceptor"] = r.Decision.Name
-	case acceptor.NoSource:
-		// A stopped attempt: nothing evaluated it, "directive" says so.
-	default:
-		m["acceptor"] = r.Decision.Source.String() // "fallback" or "retry safety"
-	}
-	if r.Decision.Value != "" {
-		m["value"] = r.Decision.Value
-	}
-	if r.Decision.Detail != "" {
-		m["detail"] = r.Decision.Detail
-	}
-	if a.HasExitCode() {
-		m["exit_code"] = a.ExitCode
-	}
-	if a.Status != 0 {
-		m["status"] = a.Status
-	}
-	if a.ErrorCode != "" {
-		m["error_code"] = a.ErrorCode
-	}
-	if a.Err != nil {
-		m["error"] = a.Err.Error()
-	}
-	if a.TimedOut {
-		m["timed_out"] = true
-	}
-	if r.RetryAfter > 0 {
-		m["retry_after_ms"] = r.RetryAfter.Milliseconds()
-	}
-	if r.Streak > 0 {
-		m["in_a_row"] = r.Streak
-	}
-	if h := r.Hook; h != nil {
-		hook := map[string]any{"duration_ms": float64(h.Duration.Microseconds()) / 1000}
-		if h.Err != nil {
-			hook["error"] = h.Err.Error()
-		}
-		m["on_retry"] = hook
-	}
-	if len(r.Result.Info) > 0 {
-		m["http"] = infoJSON(r.Result.Info)
-	}
-	return m
+	// Once encoded too: the values of secret keys, and strings that a type
+	// hides from the walk (redact.JSON).
+	l.lines.write(append(redact.JSON(b), '\n'))
 }

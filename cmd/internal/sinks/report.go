@@ -3,10 +3,8 @@ package sinks
 import (
 	"encoding/json"
 	"strings"
-	"time"
 	"unicode/utf8"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
@@ -21,35 +19,62 @@ type ReportConfig struct {
 	State       string   // the --state file of a durable sequence
 }
 
+// Report is the --report file (README "Machine-readable logs"): the
+// schema's version first, then the run's fields in alphabetical order.
+type Report struct {
+	Version     int             `json:"version"`
+	Attempts    []ReportAttempt `json:"attempts"`
+	Command     string          `json:"command"` // run or wait
+	Consecutive int             `json:"consecutive,omitempty"`
+	ElapsedMS   float64         `json:"elapsed_ms"`
+	Error       string          `json:"error,omitempty"`
+	ExitCode    int             `json:"exit_code"`
+	Outcome     string          `json:"outcome"`
+	Started     string          `json:"started"`
+	State       string          `json:"state,omitempty"` // attempts carry the sequence's numbers
+	Target      []string        `json:"target"`
+}
+
+// ReportAttempt is an attempt of the report: as the JSON log shows it,
+// with the last bytes of its stdout and stderr (ReportTail each).
+type ReportAttempt struct {
+	Attempt
+	StderrTail string `json:"stderr_tail,omitempty"`
+	StdoutTail string `json:"stdout_tail,omitempty"`
+}
+
 // WriteReport writes the JSON report of --report: the run's outcome, its
 // exit status code and every attempt, with the tails of its output. The
 // write policy writes it (a regular file atomically, a FIFO or a device
 // through); waiting for a FIFO's reader ends when done is closed. Every
-// string in it is redacted (redact.JSON), whatever type holds it.
+// string in it is redacted, and once encoded the values of secret keys
+// (redact.JSON).
 func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan struct{}) error {
-	attempts := make([]map[string]any, len(out.Attempts))
-	for i := range out.Attempts {
-		attempts[i] = recordJSON(&out.Attempts[i])
-		addTails(attempts[i], out.Attempts[i].Result.Attempt)
-	}
-	rep := map[string]any{
-		"command":    cfg.Command,
-		"target":     redact.Argv(cfg.Target),
-		"outcome":    out.End.String(),
-		"exit_code":  code,
-		"started":    out.Start.UTC().Format(time.RFC3339Nano),
-		"elapsed_ms": float64(out.Elapsed.Microseconds()) / 1000,
-		"attempts":   attempts,
+	rep := &Report{
+		Version:   SchemaVersion,
+		Attempts:  make([]ReportAttempt, len(out.Attempts)),
+		Command:   cfg.Command,
+		ElapsedMS: ms(out.Elapsed),
+		ExitCode:  code,
+		Outcome:   out.End.String(),
+		Started:   stamp(out.Start),
+		State:     cfg.State,
+		Target:    redact.Argv(cfg.Target),
 	}
 	if cfg.Consecutive > 1 {
-		rep["consecutive"] = cfg.Consecutive
+		rep.Consecutive = cfg.Consecutive
 	}
 	if out.Err != nil {
-		rep["error"] = out.Err.Error()
+		rep.Error = out.Err.Error()
 	}
-	if cfg.State != "" {
-		rep["state"] = cfg.State // attempts carry the sequence's numbers
+	for i := range out.Attempts {
+		r := &out.Attempts[i]
+		rep.Attempts[i].Attempt = attemptOf(r)
+		if a := r.Result.Attempt; a != nil {
+			rep.Attempts[i].StdoutTail, rep.Attempts[i].StderrTail = tailText(a.StdoutTail), tailText(a.StderrTail)
+		}
 	}
+	redactStrings(rep)
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -61,20 +86,6 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 // ReportTail bounds the tail of each stream kept per attempt in the
 // --report file.
 const ReportTail = 2 << 10
-
-// addTails adds to an attempt of the report the last bytes of its stdout
-// and stderr (ReportTail each), redacted, when there are any.
-func addTails(m map[string]any, a *acceptor.Attempt) {
-	if a == nil {
-		return
-	}
-	if t := tailText(a.StdoutTail); t != "" {
-		m["stdout_tail"] = t
-	}
-	if t := tailText(a.StderrTail); t != "" {
-		m["stderr_tail"] = t
-	}
-}
 
 // tailText is the last ReportTail bytes of b as valid UTF-8 (a rune
 // cut at the start is dropped), redacted.

@@ -2,9 +2,13 @@ package sinks
 
 import (
 	"bytes"
+	"encoding/json"
+	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/retry-dev/retry/runner"
 )
 
 func TestTailBuffer(t *testing.T) {
@@ -31,22 +35,24 @@ func TestTailBuffer(t *testing.T) {
 }
 
 func TestExchangeLines(t *testing.T) {
-	info := map[string]string{
-		"method": "GET", "url": "http://h/x", "request_headers": "Accept: */*\nUser-Agent: retry/dev",
-		"status": "HTTP/1.1 503 Service Unavailable", "headers": "Retry-After: 1\nContent-Length: 4",
-		"body_bytes": "4", "redirects": "1", "final_url": "http://h/y",
+	x := &runner.Exchange{
+		Method: "GET", URL: "http://h/x", RequestHeader: http.Header{"Accept": {"*/*"}, "User-Agent": {"retry/dev"}},
+		Status: "HTTP/1.1 503 Service Unavailable", Header: http.Header{"Retry-After": {"1"}, "Content-Length": {"4"}},
+		BodyRead: true, BodyBytes: 4, Redirects: 1, FinalURL: "http://h/y",
 	}
 	want := []string{"> GET http://h/x", "> Accept: */*", "> User-Agent: retry/dev", "* followed 1 redirect(s) to http://h/y",
-		"< HTTP/1.1 503 Service Unavailable", "< Retry-After: 1", "< Content-Length: 4", "* body: 4 bytes"}
-	if got := exchangeLines(info); !reflect.DeepEqual(got, want) {
+		"< HTTP/1.1 503 Service Unavailable", "< Content-Length: 4", "< Retry-After: 1", "* body: 4 bytes"}
+	if got := exchangeLines(x); !reflect.DeepEqual(got, want) {
 		t.Errorf("exchangeLines:\n got %q\nwant %q", got, want)
 	}
-	j := infoJSON(info)
-	if j["body_bytes"] != int64(4) || j["redirects"] != int64(1) {
-		t.Errorf("numbers: %#v %#v", j["body_bytes"], j["redirects"])
+	b, err := json.Marshal(httpOf(x))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if h, ok := j["headers"].(map[string][]string); !ok || !reflect.DeepEqual(h["Retry-After"], []string{"1"}) {
-		t.Errorf("headers: %#v", j["headers"])
+	wantJSON := `{"body_bytes":4,"final_url":"http://h/y","headers":{"Content-Length":["4"],"Retry-After":["1"]},"method":"GET","redirects":1,` +
+		`"request_headers":{"Accept":["*/*"],"User-Agent":["retry/dev"]},"status":"HTTP/1.1 503 Service Unavailable","url":"http://h/x"}`
+	if string(b) != wantJSON {
+		t.Errorf("JSON:\n got %s\nwant %s", b, wantJSON)
 	}
 }
 

@@ -69,14 +69,14 @@ func (l *Lines) Warn(format string, args ...any) { l.Printf(format, args...) }
 func (l *Lines) write(b []byte) {
 	l.Lock()
 	defer l.Unlock()
-	l.w.Write(b)
+	_, _ = l.w.Write(b) // as for the printed lines: a log that cannot be written has nowhere else to go
 }
 
 // A Log is the text or the JSON log: a sink that also writes the lines of
 // a durable invocation (--state) that no strategy event carries.
 type Log interface {
 	Sink
-	// Event writes such a line: text for the text log, an object of kind
-	// and fields for the JSON log.
-	Event(kind, text string, fields map[string]any)
+	// Event writes such a line: its message for the text log, all of it
+	// for the JSON log.
+	Event(e StateEvent)
 }

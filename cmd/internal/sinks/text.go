@@ -80,11 +80,11 @@ func (l *Text) Observe(e runner.Event) {
 
 // Event writes a line of a durable invocation (--state) that no strategy
 // event carries; -q silences it.
-func (l *Text) Event(kind, text string, fields map[string]any) {
+func (l *Text) Event(e StateEvent) {
 	if l.cfg.Quiet {
 		return
 	}
-	l.lines.Printf("%s", text)
+	l.lines.Printf("%s", e.Message)
 }
 
 // hook logs what --on-retry did: a line when it failed (the run goes on),
@@ -128,7 +128,7 @@ func (l *Text) attemptEnd(r *runner.Record) {
 			l.lines.Printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, valueOrNothing(s.Value))
 		}
 		// One log line per header: every line keeps the "retry:" prefix.
-		for _, line := range exchangeLines(r.Result.Info) {
+		for _, line := range exchangeLines(r.Result.Exchange) {
 			l.lines.Printf("%s: %s", l.attemptLabel(r.Number), line)
 		}
 	}
@@ -214,7 +214,14 @@ func (l *Text) end(out *runner.Outcome) {
 		l.lines.Printf("gave up after %s in %s: --scope %s: %v (%s)%s", human.Plural(n, "attempt"), el, l.cfg.Scope, out.Err, hint, l.lastState(out))
 	case runner.EndInterrupted:
 		during := ""
-		if last != nil {
+		switch {
+		case last != nil && last.Retried && last.Hook != nil:
+			during = fmt.Sprintf(" during the --on-retry hook before attempt %d", n+1)
+		case last != nil && last.Retried:
+			// The last attempt ended and the next one was planned: the
+			// signal came during the delay.
+			during = fmt.Sprintf(" while waiting before attempt %d", n+1)
+		case last != nil:
 			during = fmt.Sprintf(" during attempt %d", n)
 		}
 		l.lines.Printf("%v%s after %s; no further attempt", out.Err, during, el)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -62,4 +63,28 @@ func TestLogSleepCountsDown(t *testing.T) {
 			t.Errorf("cancelled sleep = %v, want %v", err, cause)
 		}
 	})
+}
+
+// The end line of a run a signal interrupted says when the signal came:
+// during an attempt, while waiting before the next one, or during the
+// --on-retry hook before it.
+func TestLogInterruptedWhen(t *testing.T) {
+	res := &runner.Result{Attempt: &acceptor.Attempt{ExitCode: 1, Failed: true}}
+	intr := &runner.Interrupt{Signal: syscall.SIGTERM}
+	for _, tt := range []struct {
+		name string
+		last runner.Record
+		want string
+	}{
+		{"during an attempt", runner.Record{Number: 1, Result: res}, "interrupted by SIGTERM during attempt 1 after "},
+		{"during the delay", runner.Record{Number: 1, Result: res, Retried: true, Delay: time.Hour}, "interrupted by SIGTERM while waiting before attempt 2 after "},
+		{"during the hook", runner.Record{Number: 3, Result: res, Retried: true, Delay: time.Second, Hook: &runner.HookResult{Stopped: intr}}, "interrupted by SIGTERM during the --on-retry hook before attempt 4 after "},
+	} {
+		var buf bytes.Buffer
+		l := NewText(TextConfig{}, NewLines(&buf, false))
+		l.Observe(runner.Event{Kind: runner.EventEnd, Outcome: &runner.Outcome{End: runner.EndInterrupted, Err: intr, Attempts: []runner.Record{tt.last}}, Time: time.Now()})
+		if !strings.Contains(buf.String(), "retry: "+tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, buf.String(), tt.want)
+		}
+	}
 }
