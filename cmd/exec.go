@@ -50,7 +50,7 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		l.lines.Warn("warning: %s", w)
 	}
 
-	if o.Budget.State != "" {
+	if p.State != nil {
 		err := runDurable(ctx, o, p, l, proc)
 		if !l.finished { // nothing ran: the --log-file may still have failed
 			if code := l.finish(ctx, o, p, nil, statusOf(err)); code != statusOf(err) {
@@ -152,7 +152,10 @@ func (l *logs) finish(ctx context.Context, o *plan.Options, p *plan.Plan, out *r
 		}
 	}
 	if out != nil && o.Output.Report != "" {
-		cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive, State: o.Budget.State}
+		cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
+		if p.State != nil {
+			cfg.State = p.State.Name
+		}
 		if err := sinks.WriteReport(cfg, out, code, ctx.Done()); err != nil {
 			failed = append(failed, failure{"--report " + o.Output.Report, err})
 		}
