@@ -43,6 +43,8 @@ type Plan struct {
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
 	ExprWarnings []string
+	// State is where --state keeps the sequence; nil without --state.
+	State *StateStore
 }
 
 // jmesWarnings returns the warnings of the JMESPath expressions of c's
@@ -81,6 +83,9 @@ func Build(o *Options) (_ *Plan, err error) {
 			p.Close()
 		}
 	}()
+	if p.State, err = o.stateStore(); err != nil {
+		return nil, err
+	}
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
