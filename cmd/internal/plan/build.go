@@ -92,7 +92,7 @@ func Build(o *Options) (_ *Plan, err error) {
 	}
 
 	attempts, maxTime := o.limits(waiter)
-	bo, throttle, finalGrace, err := o.backoff(waiter)
+	bo, throttle, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,6 @@ func Build(o *Options) (_ *Plan, err error) {
 		MaxAttempts:     attempts,
 		MaxTime:         maxTime,
 		AttemptTimeout:  o.Budget.AttemptTimeout,
-		FinalGrace:      finalGrace,
 		Chain:           chain,
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
