@@ -32,9 +32,9 @@ if command -v redis-server >/dev/null; then
 	url=redis://127.0.0.1:$port
 fi
 
-# A failed attempt schedules the next 1ms later: every invocation of the
-# batch is due and makes its attempt.
-fail="--schedule '1000000 1ms' -- /bin/false"
+# A failed attempt schedules the next 1ms later (no limit, no doubling):
+# every invocation of the batch is due and makes its attempt.
+fail="-n 0 --backoff constant -d 1ms --jitter none -- /bin/false"
 args=("plain" "-n $batch -- $R run -q -- /bin/true"
 	"file, success" "-n $batch -- $R run -q --state $W/ok.json -- /bin/true"
 	"file, retry scheduled" "-n $batch -- $R run -q --state $W/fail.json $fail")
@@ -58,5 +58,5 @@ if command -v strace >/dev/null; then
 	syncs() { strace -f -qq -e trace=fsync,fdatasync,sync_file_range -o "$W/st" "$@" >/dev/null 2>&1 || true; grep -c 'sync' "$W/st" || true; }
 	echo "sync calls per invocation:"
 	echo "  file, success:         $(syncs "$R" run -q --state "$W/s1.json" -- /bin/true)${old:+  (old: $(syncs "$old" run -q --state "$W/s2.json" -- /bin/true))}"
-	echo "  file, retry scheduled: $(syncs "$R" run -q --state "$W/s3.json" --schedule '1 1ms' -- /bin/false)${old:+  (old: $(syncs "$old" run -q --state "$W/s4.json" --schedule '1 1ms' -- /bin/false))}"
+	echo "  file, retry scheduled: $(syncs "$R" run -q --state "$W/s3.json" -n 0 --backoff constant -d 1ms -- /bin/false)${old:+  (old: $(syncs "$old" run -q --state "$W/s4.json" -n 0 --backoff constant -d 1ms -- /bin/false))}"
 fi
