@@ -161,6 +161,17 @@ func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	if err != nil {
 		return acceptor.MatchResult{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
 	}
+	if m.scope == ScopeInputOutput || (m.scope == ScopeDocument && env.Input() != nil) {
+		in := env.Input()
+		if in == nil {
+			in = map[string]any{}
+		}
+		if ev, ok := m.expr.exactAgain(v, env.Attempt, in); ok {
+			v = ev
+		}
+	} else if ev, ok := m.expr.exactAgain(v, env.Attempt, nil); ok {
+		v = ev
+	}
 	r := acceptor.MatchResult{Value: shownJSON(v, maxShownValue)}
 	switch m.mode {
 	case Path:
@@ -284,28 +295,29 @@ func splitPathArg(arg string) (expr, value string, hasValue bool) {
 
 // parseExpected reads the VALUE of a path flag: a JSON literal when it
 // parses as one (true, 3, 1.5, "x", null, [1], {"a":1}; numbers become
-// float64), else the string itself with blanks around it trimmed
-// ("running"). Write "\"true\"" to compare with the string true, and
-// "\" x\"" for a string with blanks around it. A backquoted VALUE (`1`,
-// `"x"`, as JMESPath writes literals) is the JSON literal between the
-// backquotes; when that is not JSON it is the string between them.
+// float64, but integers of magnitude 2^53 or more stay exact, exact.go),
+// else the string itself with blanks around it trimmed ("running"). Write
+// "\"true\"" to compare with the string true, and "\" x\"" for a string with
+// blanks around it. A backquoted VALUE (`1`, `"x"`, as JMESPath writes
+// literals) is the JSON literal between the backquotes; when that is not
+// JSON it is the string between them.
 func parseExpected(s string) any {
-	var v any
 	if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
 		inner := t[1 : len(t)-1]
-		if err := json.Unmarshal([]byte(inner), &v); err == nil {
+		if v, err := decodeExact([]byte(inner)); err == nil {
 			return v
 		}
 		return strings.TrimSpace(inner)
 	}
-	if err := json.Unmarshal([]byte(s), &v); err == nil {
+	if v, err := decodeExact([]byte(s)); err == nil {
 		return v
 	}
 	return strings.TrimSpace(s)
 }
 
 // jsonEqual compares two JSON values by JSON type: strings with strings,
-// booleans with booleans, numbers as float64, arrays and objects deeply.
+// booleans with booleans, numbers as numbers (float64, or exactly when one
+// is an exactInt), arrays and objects deeply.
 // There is no coercion: "1" is not 1, true is not 1.
 func jsonEqual(a, b any) bool {
 	switch a := a.(type) {
@@ -315,8 +327,13 @@ func jsonEqual(a, b any) bool {
 		bb, ok := b.(bool)
 		return ok && a == bb
 	case float64:
+		if be, ok := b.(exactInt); ok {
+			return exactEqual(be, a)
+		}
 		bf, ok := b.(float64)
 		return ok && a == bf
+	case exactInt:
+		return exactEqual(a, b)
 	case string:
 		bs, ok := b.(string)
 		return ok && a == bs
@@ -351,6 +368,11 @@ func jsonEqual(a, b any) bool {
 type jmesExpr struct {
 	src string
 	jp  *jmespath.JMESPath
+	// exact: the expression passes numbers through (exact.go), so its
+	// result can be computed again with exact integers; exactDec holds
+	// the decoders that do, built at first use.
+	exact    bool
+	exactDec exactDecoders
 	// warnings says where src was read differently from what the library
 	// reads (see fixSource).
 	warnings []string
@@ -394,7 +416,7 @@ func compileJMESPath(src string) (e *jmesExpr, err error) {
 	if err != nil {
 		return nil, jmesSyntaxError(src, err)
 	}
-	return &jmesExpr{src: src, jp: jp, warnings: fixed.warnings}, nil
+	return &jmesExpr{src: src, jp: jp, warnings: fixed.warnings, exact: passesNumbersThrough(fixed.lexical)}, nil
 }
 
 // jmesSyntaxError words a parse error of src, with its offset.
@@ -524,6 +546,8 @@ func (w *jsonWriter) value(v any) {
 		writeJSONScalar(w.b, v)
 	case string:
 		writeJSONScalar(w.b, v)
+	case exactInt:
+		w.b.WriteString(string(v))
 	case []any:
 		w.b.WriteByte('[')
 		for i, e := range v {
