@@ -43,6 +43,8 @@ type Plan struct {
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
 	ExprWarnings []string
+	// State is where --state keeps the sequence; nil without --state.
+	State *StateStore
 }
 
 // jmesWarnings returns the warnings of the JMESPath expressions of c's
@@ -81,13 +83,16 @@ func Build(o *Options) (_ *Plan, err error) {
 			p.Close()
 		}
 	}()
+	if p.State, err = o.stateStore(); err != nil {
+		return nil, err
+	}
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
 	}
 
 	attempts, maxTime := o.limits(waiter)
-	bo, throttle, finalGrace, err := o.backoff(waiter)
+	bo, throttle, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +137,6 @@ func Build(o *Options) (_ *Plan, err error) {
 		MaxAttempts:     attempts,
 		MaxTime:         maxTime,
 		AttemptTimeout:  o.Budget.AttemptTimeout,
-		FinalGrace:      finalGrace,
 		Chain:           chain,
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
