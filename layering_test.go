@@ -85,7 +85,7 @@ var imports = map[string][]string{
 	"runner/redact": nil,
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
-	"runner/durable": {"acceptor", "backoff", "runner"},
+	"runner/durable": {"acceptor", "backoff", "runner", "privatefile"},
 	// The sequence of --state redis://…/KEY, on the store of --scope-store.
 	"runner/durable/redisstore": {"bucket/redis", "runner/durable"},
 	// The --tcp attempt source.
