@@ -44,18 +44,3 @@ func flock(f *os.File, nonBlocking bool) error {
 	}
 	return nil
 }
-
-// SyncDir syncs the directory dir, so that a name just created, renamed or
-// linked in it outlasts a power loss. A file system that cannot sync a
-// directory (EINVAL) is not an error.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	return nil
-}
