@@ -97,6 +97,16 @@ func DecidedBy(d acceptor.Decision) string {
 	return "no acceptor matched"
 }
 
+// AcceptorLabel is how people read the acceptor a record names (a state
+// file's, a report's): the fallback's decision is "no acceptor matched",
+// as in the log and the CI summary; an acceptor's name is itself.
+func AcceptorLabel(name string) string {
+	if name == acceptor.FromFallback.String() {
+		return "no acceptor matched"
+	}
+	return name
+}
+
 // NotYet reports whether r is a wait's poll that no acceptor decided: a
 // successful attempt the fallback polls again. The log calls it "not yet".
 func NotYet(wait bool, r *runner.Record) bool {

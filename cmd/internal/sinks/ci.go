@@ -241,26 +241,32 @@ func writeOutput(b *strings.Builder, name, value string) {
 func stepSummary(command string, out *runner.Outcome, code int, notYet func(*runner.Record) bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", command, out.End, human.Plural(human.AttemptCount(out), "attempt"), code)
-	b.WriteString("| attempt | duration | status | directive | reason | delay |\n")
+	// Columns: the attempt's result (exit status, HTTP status, error), the
+	// directive with its reason ("retry (server-side)"), and who decided
+	// it (an acceptor, "no acceptor matched", what stopped the attempt).
+	b.WriteString("| attempt | duration | result | directive | decided by | delay |\n")
 	b.WriteString("|---:|---:|---|---|---|---:|\n")
 	for i := range out.Attempts {
 		r := &out.Attempts[i]
-		directive, reason := "stopped", ""
+		directive, decidedBy := "stopped", ""
 		switch {
 		case notYet(r):
-			directive, reason = "not yet", r.Decision.Pending()
+			directive, decidedBy = "not yet", "no acceptor matched"
+			if p := r.Decision.Pending(); p != "" {
+				decidedBy += ": " + p
+			}
 		case r.Decision.Directive != acceptor.NoDecision:
 			directive = r.Decision.Directive.String()
-			reason = human.DecidedBy(r.Decision)
+			decidedBy = human.DecidedBy(r.Decision)
 		case r.Result.Stopped != nil:
-			reason = r.Result.Stopped.Error()
+			decidedBy = r.Result.Stopped.Error()
 		}
 		delay := "–"
 		if r.Retried {
 			delay = human.Duration(r.Delay)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.Number, human.Duration(r.Duration),
-			markdownCell(human.Result(r)), markdownCell(directive), markdownCell(reason), delay)
+			markdownCell(human.Result(r)), markdownCell(directive), markdownCell(decidedBy), delay)
 	}
 	b.WriteString("\n")
 	return b.String()
