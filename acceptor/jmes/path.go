@@ -102,7 +102,12 @@ func PathMatcher(arg string, mode PathMode) (acceptor.Matcher, error) {
 	if hasValue {
 		expected = parseExpected(value)
 	} else if mode != Path {
-		return nil, fmt.Errorf("%q: want EXPR=VALUE: %s compares each element of the array EXPR yields with VALUE", arg, mode)
+		// In the flags' words (the caller names the flag and quotes arg).
+		what := "every"
+		if mode == PathAny {
+			what = "some"
+		}
+		return nil, fmt.Errorf("want EXPR=VALUE: %s element of the array EXPR yields must equal VALUE (%s=true)", what, arg)
 	}
 	m, err := NewPathMatcher(expr, mode, expected)
 	if err != nil {

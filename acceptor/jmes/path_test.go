@@ -98,8 +98,8 @@ func TestPathMatcherErrors(t *testing.T) {
 		mode PathMode
 		want string
 	}{
-		{"a", PathAll, `"a": want EXPR=VALUE: pathAll compares`},
-		{"a[?b=='x']", PathAny, "want EXPR=VALUE: pathAny"},
+		{"a", PathAll, "want EXPR=VALUE: every element of the array EXPR yields must equal VALUE (a=true)"},
+		{"a[?b=='x']", PathAny, "want EXPR=VALUE: some element of the array EXPR yields"},
 		{"=x", Path, "empty JMESPath expression"},
 		{" ", Path, "empty JMESPath expression"},
 		{"a.=1", Path, `invalid JMESPath expression "a.": `},
