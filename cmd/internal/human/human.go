@@ -107,6 +107,23 @@ func AcceptorLabel(name string) string {
 	return name
 }
 
+// Waiting reports whether d is an acceptor's retry state in a wait (a
+// waiter's "table not there yet", --retry-status 404): the resource is not
+// ready, which is what waiting is, not a server's error.
+func Waiting(wait bool, d acceptor.Decision) bool {
+	return wait && d.Source == acceptor.FromAcceptor && d.Directive == acceptor.RetryServer
+}
+
+// DirectiveText is how the log names d's directive: "not yet" for an
+// acceptor's retry state in a wait (Waiting), else the directive
+// ("retry (server-side)", "failure").
+func DirectiveText(wait bool, d acceptor.Decision) string {
+	if Waiting(wait, d) {
+		return "not yet"
+	}
+	return d.Directive.String()
+}
+
 // NotYet reports whether r is a wait's poll that no acceptor decided: a
 // successful attempt the fallback polls again. The log calls it "not yet".
 func NotYet(wait bool, r *runner.Record) bool {

@@ -163,7 +163,7 @@ func (c *CI) after(e runner.Event) {
 		// A retried attempt is a warning; a wait's poll that is merely not
 		// done yet is what waiting is, and no warning; nor is a success that
 		// --consecutive follows with another attempt.
-		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
+		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && !human.Waiting(c.cfg.Wait, r.Decision) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
 			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(msg)))
 		}
@@ -221,7 +221,7 @@ func (c *CI) Finish(command string, out *runner.Outcome, code int) {
 		}
 	}
 	if path := c.cfg.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := appendFile(path, stepSummary(command, out, code, c.notYet)); err != nil {
+		if err := appendFile(path, stepSummary(command, out, code, c.cfg.Wait, c.notYet)); err != nil {
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
@@ -238,7 +238,7 @@ func writeOutput(b *strings.Builder, name, value string) {
 
 // stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
 // A wait's poll that is not done yet says so, with the value it saw.
-func stepSummary(command string, out *runner.Outcome, code int, notYet func(*runner.Record) bool) string {
+func stepSummary(command string, out *runner.Outcome, code int, wait bool, notYet func(*runner.Record) bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", command, out.End, human.Plural(human.AttemptCount(out), "attempt"), code)
 	// Columns: the attempt's result (exit status, HTTP status, error), the
@@ -256,7 +256,7 @@ func stepSummary(command string, out *runner.Outcome, code int, notYet func(*run
 				decidedBy += ": " + p
 			}
 		case r.Decision.Directive != acceptor.NoDecision:
-			directive = r.Decision.Directive.String()
+			directive = human.DirectiveText(wait, r.Decision)
 			decidedBy = human.DecidedBy(r.Decision)
 		case r.Result.Stopped != nil:
 			decidedBy = r.Result.Stopped.Error()
