@@ -225,11 +225,7 @@ func (c *CI) Finish(command string, out *runner.Outcome, code int, done <-chan s
 		}
 	}
 	if path := c.cfg.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-<<<<<<< HEAD
-		if err := appendFile(path, stepSummary(command, out, code, c.cfg.Wait, c.notYet)); err != nil {
-=======
-		if err := writepolicy.Append(path, []byte(redact.Text(stepSummary(command, out, code, c.notYet))), 0o644, done); err != nil {
->>>>>>> main
+		if err := writepolicy.Append(path, []byte(redact.Text(stepSummary(command, out, code, c.cfg.Wait, c.notYet))), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
