@@ -209,7 +209,9 @@ func Text(s string) string {
 	if strings.Contains(s, "://") {
 		s = urlToken().ReplaceAllStringFunc(s, URL)
 	}
-	s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	if mayHoldCredential(s) {
+		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
@@ -220,6 +222,23 @@ func Text(s string) string {
 		})
 	}
 	return s
+}
+
+// mayHoldCredential reports whether s may hold a match of credential:
+// "bearer" or "basic" in any ASCII case, or any non-ASCII byte (the
+// regexp's case folding also matches 'ſ' for 's'). Most text (a command
+// line being described, a log line) then skips the regexp, and the run its
+// compilation.
+func mayHoldCredential(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= 0x80:
+			return true
+		case s[i]|0x20 == 'b' && i+5 <= len(s) && (strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer")):
+			return true
+		}
+	}
+	return false
 }
 
 // Argv returns a copy of a command line with its secrets hidden, as
