@@ -27,7 +27,8 @@
 # Usage: bench/storm.sh [ROUNDS] [N] [RATE]
 # Environment: MODES, a regexp of the mode names to run (all by default);
 # PROFILES, the profiles (default "429 503"); CLIENT_ARGS, more flags for
-# every client (e.g. --throttle-delay 1s).
+# every client (e.g. --throttle-delay 1s). Each storm's GET /timeline is
+# kept in bench/out/storm-timeline-PROFILE-MODE-ROUND.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-3} n=${2:-200} rate=${3:-10}
@@ -109,7 +110,8 @@ def t(s):
 ts = [t(l) for l in sys.stdin if l.strip()]
 print("%.2f" % (max(ts) - min(ts) if ts else -1))')
 	stats=$("$R" run -q -n 1 --mode off --url "$u/stats")
-	spread=$("$R" run -q -n 1 --mode off --url "$u/timeline" | awk '$3 != "-" && !($3 in first) {first[$3] = $1} END {lo = -1; for (c in first) {if (lo < 0 || first[c] < lo) lo = first[c]; if (first[c] > hi) hi = first[c]}; printf "%.2f", (hi - lo) / 1000}')
+	"$R" run -q -n 1 --mode off --url "$u/timeline" >"$work/timeline"
+	spread=$(awk '$3 != "-" && !($3 in first) {first[$3] = $1} END {lo = -1; for (c in first) {if (lo < 0 || first[c] < lo) lo = first[c]; if (first[c] > hi) hi = first[c]}; printf "%.2f", (hi - lo) / 1000}' "$work/timeline")
 	local req succ rps
 	req=$(sed 's/.*"requests":\([0-9]*\).*/\1/' <<<"$stats")
 	succ=$(sed 's/.*"successes":\([0-9]*\).*/\1/' <<<"$stats")
@@ -125,6 +127,7 @@ for round in $(seq "$rounds"); do
 			name=${m%%|*} args=${m#*|}
 			# shellcheck disable=SC2086
 			echo "$profile|$name|$(storm "$profile" $args)" >>"$results"
+			cp "$work/timeline" "$out/storm-timeline-$profile-${name// /-}-$round.txt"
 			echo "round $round, profile $profile, $name: $(tail -1 "$results" | cut -d'|' -f3)" >&2
 		done
 	done
