@@ -2,7 +2,6 @@ package plan
 
 import (
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -11,6 +10,7 @@ import (
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -35,7 +35,7 @@ type Plan struct {
 	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
 	// the run.
 	MaxTime time.Duration
-	LogFile *os.File // --log-file, nil for stderr
+	LogFile *writepolicy.Stream // --log-file (the write policy's), nil for stderr
 	// Warn reports a problem during the run (a failing scope store),
 	// through the log once it exists; cmd sets it.
 	Warn   func(format string, args ...any)
@@ -43,6 +43,8 @@ type Plan struct {
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
 	ExprWarnings []string
+	// State is where --state keeps the sequence; nil without --state.
+	State *StateStore
 }
 
 // jmesWarnings returns the warnings of the JMESPath expressions of c's
@@ -81,13 +83,16 @@ func Build(o *Options) (_ *Plan, err error) {
 			p.Close()
 		}
 	}()
+	if p.State, err = o.stateStore(); err != nil {
+		return nil, err
+	}
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
 	}
 
 	attempts, maxTime := o.limits(waiter)
-	bo, throttle, finalGrace, err := o.backoff(waiter)
+	bo, throttle, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +111,8 @@ func Build(o *Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && o.Net.TCP == "" && !o.Given("tcp") {
-		// (--tcp needs none: a connection accepted is the success state.)
+	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && !o.Readiness() {
+		// (--tcp and --url need none: a connection accepted, a 2xx.)
 		return nil, exit.Usagef("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Output.Query != "" {
@@ -132,7 +137,6 @@ func Build(o *Options) (_ *Plan, err error) {
 		MaxAttempts:     attempts,
 		MaxTime:         maxTime,
 		AttemptTimeout:  o.Budget.AttemptTimeout,
-		FinalGrace:      finalGrace,
 		Chain:           chain,
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
@@ -151,14 +155,16 @@ func Build(o *Options) (_ *Plan, err error) {
 	}
 	if o.Output.Report != "" {
 		// Found out now, not after the command ran.
-		if err := checkReportWritable(o.Output.Report); err != nil {
+		if err := writepolicy.Check(o.Output.Report); err != nil {
 			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
 		}
 	}
 	if o.Output.LogFile != "" {
 		// Last: a command line refused for another reason leaves the file
 		// as it was.
-		f, err := os.OpenFile(o.Output.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		// A FIFO without a reader does not block here: the write policy
+		// opens it in the background, and signals are handled meanwhile.
+		f, err := writepolicy.Open(o.Output.LogFile)
 		if err != nil {
 			return nil, exit.Usagef("--log-file: %v", err)
 		}
