@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
@@ -60,6 +61,9 @@ func usageError(format string, args ...any) error {
 // valid run switch on the child-subreaper mode (see process).
 func Main() int {
 	args := os.Args[1:]
+	if command.IsSupervisor(args) { // retry's own re-execution: see command.Supervise
+		return command.Supervise(args[1])
+	}
 	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals

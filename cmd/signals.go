@@ -27,7 +27,15 @@ type process struct {
 // names the subreaper switch, which only a run of commands turns on
 // (process.start).
 func newProcess() *process {
-	return &process{signals: notifySignals(), adoptOrphans: command.EnableSubreaper}
+	return &process{signals: notifySignals(), adoptOrphans: adoptOrphans}
+}
+
+// adoptOrphans makes retry its attempts' subreaper and lets the run mark
+// its processes and start a supervisor, which ends them even when retry is
+// killed with SIGKILL (command.EnableSupervisor).
+func adoptOrphans() error {
+	command.EnableSupervisor()
+	return command.EnableSubreaper()
 }
 
 // start prepares the process for the attempts of p, once the plan is

@@ -30,8 +30,8 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 // awaitLeader starts the pumps at once: without pidfds, poll(2) cannot
 // tell when the leader exits, and the caller's wait does the waiting.
 //
-// A leader stopped waiting for the terminal is not detected here.
-func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
+// A stopped leader is not detected here.
+func awaitLeader(pid int, w leaderWatch, pumps ...*pump) {
 	for _, p := range pumps {
 		p.start()
 	}
