@@ -16,6 +16,43 @@ func init() {
 	scriptCommands["supervised"] = cmdSupervised
 	scriptCommands["supervisorgone"] = cmdSupervisorGone
 	scriptCommands["nomarker"] = cmdNoMarker
+	scriptCommands["waitkilled"] = cmdWaitKilled
+}
+
+// cmdWaitKilled is `waitkilled NAME SIG`: it waits (at most a minute) for
+// the process started as NAME and fails unless a signal SIG ended it (as
+// a shell tells it apart from an exit with status 128+N); its output
+// becomes the script's stdout and stderr.
+func cmdWaitKilled(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: waitkilled NAME SIG")
+	}
+	p := bgProcs(ts)[args[0]]
+	if p == nil {
+		ts.Fatalf("no process %s", args[0])
+	}
+	want, ok := scriptSignals[args[1]]
+	if !ok {
+		ts.Fatalf("unknown signal %s", args[1])
+	}
+	select {
+	case <-p.done:
+	case <-time.After(time.Minute):
+		ts.Fatalf("%s still running after a minute", args[0])
+	}
+	ts.Stdout().Write(p.stdout.Bytes())
+	ts.Stderr().Write(p.stderr.Bytes())
+	ws, _ := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	switch {
+	case ws.Signaled() && ws.Signal() == want:
+		if ws.CoreDump() {
+			ts.Fatalf("%s dumped core", args[0])
+		}
+	case ws.Signaled():
+		ts.Fatalf("%s was killed by %v, want %v", args[0], ws.Signal(), want)
+	default:
+		ts.Fatalf("%s exited with status %d, want killed by %v", args[0], ws.ExitStatus(), want)
+	}
 }
 
 // supervisors holds the supervisor's pid of each process that `supervised`

@@ -68,7 +68,9 @@ func Main() int {
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
 	}
-	return run(context.Background(), args, SystemIO(), proc)
+	code := run(context.Background(), args, SystemIO(), proc)
+	proc.reraise(code)
+	return code
 }
 
 // run runs retry's command line args with ios and returns the exit status,

@@ -4,7 +4,9 @@ package command
 
 import (
 	"errors"
+	"os/signal"
 	"syscall"
+	"time"
 )
 
 // EnableSubreaper makes retry a child subreaper so that processes escaping
@@ -58,4 +60,20 @@ func pipeCloexec(p *[2]int) error {
 	syscall.CloseOnExec(p[0])
 	syscall.CloseOnExec(p[1])
 	return nil
+}
+
+// Reraise resets sig to its default and raises it on the process, then
+// waits for it to end the process (at most a second); it returns only when
+// sig was ignored when the process started. A SIGQUIT so raised dumps no
+// core (RLIMIT_CORE 0): a shell's status is wanted, not a core.
+func Reraise(sig syscall.Signal) {
+	signal.Reset(sig)
+	if signal.Ignored(sig) {
+		return
+	}
+	if sig == syscall.SIGQUIT {
+		syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+	}
+	syscall.Kill(syscall.Getpid(), sig)
+	time.Sleep(time.Second)
 }
