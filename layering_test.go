@@ -19,8 +19,9 @@ const module = "github.com/retry-dev/retry"
 // floors is SPEC.md's architecture table, by top-level directory: the
 // top-level directories whose packages a package may import. backoff,
 // bucket and acceptor are at the bottom and import only their own
-// subpackages; runner imports them; cmd imports everything below it; only
-// main imports cmd (and tools/mangen, which is not part of the binary:
+// subpackages; runner imports them; cmd and its subpackages (the
+// presentation layer) import everything below them; only main imports cmd
+// (and tools/mangen, which is not part of the binary:
 // it writes the man pages of cmd's commands). internal/ and bench/ hold
 // programs of their own (a go:generate generator, the servers and Go
 // floors of the bench scripts) that import no project package.
@@ -29,7 +30,7 @@ var floors = map[string][]string{
 	"backoff":  {"backoff"},
 	"bucket":   {"bucket"},
 	"runner":   {"runner", "acceptor", "backoff", "bucket"},
-	"cmd":      {"acceptor", "backoff", "bucket", "runner"},
+	"cmd":      {"cmd", "acceptor", "backoff", "bucket", "runner"},
 	".":        {"cmd"},
 	"tools":    {"cmd"},
 	"internal": nil,
@@ -42,15 +43,38 @@ var floors = map[string][]string{
 var imports = map[string][]string{
 	".": {"cmd"},
 
-	"cmd": {"acceptor", "acceptor/botocore", "acceptor/errorcode", "acceptor/jmes", "acceptor/waitermodel",
-		"backoff", "bucket", "bucket/redis",
+	// The presentation layer. cmd wires cobra to the options and maps
+	// outcomes to exit statuses; what it calls lives in its subpackages.
+	"cmd": {"acceptor", "acceptor/botocore", "bucket",
+		"cmd/completion", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
+		"cmd/scope", "cmd/state", "cmd/version",
+		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact"},
+	// Leaves of the presentation layer: exit statuses, the streams and
+	// environment a command sees, how things are said to people, and the
+	// splitting of a command string.
+	"cmd/internal/exit":       {"runner/output"}, // runner/output: a test builds a broken stream
+	"cmd/internal/iostreams":  {"runner/command"},
+	"cmd/internal/human":      {"acceptor", "runner"},
+	"cmd/internal/shellwords": nil,
+	// The plan: options, validation and the run built from them. It knows
+	// no sink.
+	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/redis",
+		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+	// The sinks of the runner's events. They know neither the plan nor
+	// its options.
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/human", "runner", "runner/command", "runner/redact", "runner/request"},
+	// The subcommands other than run and wait, and the flags' completions.
+	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/scope":      {"bucket", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable"},
+	"cmd/version":    {"cmd/internal/iostreams"},
 
 	// The strategy loop knows only its Source interface.
 	"runner": {"acceptor", "backoff", "bucket"},
 	// The other attempt sources know the loop (its Result, the causes of a
 	// stopped attempt) and find error codes with acceptor/errorcode.
-	"runner/command": {"acceptor", "acceptor/errorcode", "runner", "runner/output"},
+	"runner/command": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output"},                  // backoff: a test runs the loop
 	"runner/request": {"acceptor", "acceptor/errorcode", "backoff", "runner", "runner/output", "runner/redact"}, // backoff: a test runs the loop
 	// What the sources keep of an attempt's output, and redaction: leaves
 	// under the sources, which cmd uses too.
@@ -70,6 +94,9 @@ var imports = map[string][]string{
 	"acceptor/waitermodel": {"acceptor", "acceptor/jmes"},
 	"acceptor/errorcode":   nil,
 	"acceptor/botocore":    nil,
+	// The built-in Kubernetes waiters: one model file, parsed by
+	// waitermodel when a k8s: waiter is named.
+	"acceptor/k8s": {"acceptor", "acceptor/jmes", "acceptor/waitermodel"},
 
 	"backoff":      nil,
 	"bucket":       nil,
@@ -79,6 +106,7 @@ var imports = map[string][]string{
 	"bench/gofloor":      nil,
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
+	"bench/rusage":       nil,
 	"bench/stormserver":  nil,
 	"tools/actioncheck":  nil,
 	"tools/mangen":       {"cmd"},

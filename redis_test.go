@@ -19,7 +19,6 @@ import (
 func init() {
 	scriptCommands["redis"] = cmdRedis
 	scriptCommands["chownnobody"] = cmdChownNobody
-	scriptCommands["idle"] = cmdIdle
 }
 
 // redisServer is a redis-server started by a script.
@@ -159,16 +158,4 @@ func cmdChownNobody(ts *testscript.TestScript, neg bool, args []string) {
 	for _, p := range args {
 		ts.Check(os.Lchown(ts.MkAbs(p), 65534, 65534))
 	}
-}
-
-// cmdIdle is `idle D`: it lets D pass. For scripts whose subject is time
-// itself (a bucket refilling while nobody uses it), never to wait for
-// another process: use waitfile or waitstderr for that.
-func cmdIdle(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 {
-		ts.Fatalf("usage: idle DURATION")
-	}
-	d, err := time.ParseDuration(args[0])
-	ts.Check(err)
-	time.Sleep(d)
 }

@@ -16,7 +16,12 @@ import (
 // itself and helper children, all re-executions of this test binary. Files
 // *_test.go add theirs in init.
 var scriptPrograms = map[string]func(){
-	"retry": func() { os.Exit(cmd.Main()) },
+	"retry": func() {
+		if c := scriptClock(); c != nil { // `clock start` (clock_test.go)
+			os.Exit(cmd.MainWithBudgetClock(c.Now, c.Sleep))
+		}
+		os.Exit(cmd.Main())
+	},
 }
 
 // scriptCommands are custom script commands, added in init by *_test.go.
@@ -54,6 +59,7 @@ func TestScripts(t *testing.T) {
 				return err
 			}
 			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "waitermodel", "testdata", "waiter-models"))
+			env.Setenv("K8S_OBJECTS", filepath.Join(wd, "acceptor", "k8s", "testdata"))
 			return nil
 		},
 	})

@@ -30,6 +30,23 @@ var commandThrottlingCodes = map[string]bool{
 	"429":                true,
 }
 
+// commandTransientCodes are error codes of a failed command that say the
+// server or the way to it failed for now, not the request: what HTTP 500,
+// 503, 504 and a refused connection are to a URL. They are Kubernetes
+// StatusReasons as kubectl prints them ("Error from server
+// (ServiceUnavailable)": k8s.io/apimachinery's reasons for 500, 503 and
+// 504, and ServerTimeout), and ConnectionRefused, the code
+// acceptor/errorcode gives kubectl's "The connection to the server … was
+// refused". retry wait polls on through them (retry run retries every
+// failed command anyway).
+var commandTransientCodes = map[string]Directive{
+	"ServiceUnavailable": RetryServer,
+	"InternalError":      RetryServer,
+	"ServerTimeout":      RetryServer,
+	"Timeout":            RetryServer,
+	"ConnectionRefused":  RetryClient,
+}
+
 // isThrottlingResponse reports whether an HTTP status with an error code is a
 // throttling error under seed 002: 429; 400 with a throttling code; 403
 // RequestThrottled; 502 EC2ThrottledException; 503 SlowDown or
@@ -127,7 +144,10 @@ func httpFallback(a *Attempt) (Directive, string) {
 //   - HTTP: the statuses and errors RunFallback retries (429 and the other
 //     throttling responses, 408, 500, 502, 503, 504, a transient transport
 //     error such as a refused or reset connection);
-//   - commands: a known throttling error code (retry, throttling);
+//   - commands: a known throttling error code (retry, throttling); a
+//     transient one (commandTransientCodes: kubectl's ServiceUnavailable,
+//     InternalError, ServerTimeout, Timeout, ConnectionRefused), retry
+//     server-side, or client-side for ConnectionRefused;
 //   - an attempt stopped by --attempt-timeout (retry, timeout).
 func WaitFallback(a *Attempt) (Directive, string) {
 	switch {
@@ -139,6 +159,8 @@ func WaitFallback(a *Attempt) (Directive, string) {
 		}
 	case a.Err == nil && a.Failed && (throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]):
 		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
+	case a.Err == nil && a.Failed && commandTransientCodes[a.ErrorCode] != NoDecision:
+		return commandTransientCodes[a.ErrorCode], fmt.Sprintf("exit status %d, transient error %s", a.ExitCode, a.ErrorCode)
 	}
 	switch {
 	case a.Err != nil && a.Transient:

@@ -176,6 +176,9 @@ func (e *Env) mayMatch(m *outputMatcher, stream int, window []byte) bool {
 //   - "false" matches an attempt that did NOT fail (botocore "expected":
 //     false, Smithy success: true) — the only error matcher that sees
 //     successful attempts;
+//   - "timeout" matches an attempt stopped by --attempt-timeout, whatever
+//     its exit status (a command killed by the timeout's SIGTERM exits 143,
+//     which an exit acceptor would otherwise take for the command's own);
 //   - anything else matches a failed attempt whose ErrorCode is exactly
 //     code (case matters). A failed HTTP attempt without an error code has
 //     its status as code ("404"), as botocore does for bodiless responses.
@@ -188,6 +191,12 @@ func ErrorMatcher(code string) Matcher {
 		a := envAttempt(env)
 		if a == nil || code == "" {
 			return MatchResult{}
+		}
+		if code == "timeout" {
+			if a.TimedOut {
+				return MatchResult{Matched: true, Value: "timed out"}
+			}
+			return MatchResult{Value: "not timed out"}
 		}
 		if !a.Failed {
 			return MatchResult{Matched: code == "false", Value: "no error"}

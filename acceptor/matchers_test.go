@@ -126,6 +126,10 @@ func TestErrorMatcher(t *testing.T) {
 		{"false on HTTP success", ErrorMatcher("false"), httpOK, true, "no error"},
 		{"false on failed", ErrorMatcher("false"), cmdThrottled, false, "ThrottlingException"},
 		{"false on timeout", ErrorMatcher("false"), cmdTimedOut, false, "no error code"},
+		{"timeout on timeout", ErrorMatcher("timeout"), cmdTimedOut, true, "timed out"},
+		{"timeout on failed", ErrorMatcher("timeout"), cmdExit3, false, "not timed out"},
+		{"timeout on success", ErrorMatcher("timeout"), cmdOK, false, "not timed out"},
+		{"timeout on HTTP error", ErrorMatcher("timeout"), httpRefused, false, "not timed out"},
 
 		{"empty code", ErrorMatcher(""), cmdExit3, false, ""},
 		{"blank code", ErrorMatcher("  "), cmdOK, false, ""},

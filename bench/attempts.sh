@@ -23,20 +23,21 @@ command -v /usr/bin/time >/dev/null || { (DEBIAN_FRONTEND=noninteractive apt-get
 
 . bench/lib.sh
 
-loop() { local i; for ((i = 0; i < 1000; i++)); do /bin/false; done; }
-args=("bash loop" "loop" "retry run" "$R run -q --attempts 1000 --delay 0 --mode off -- /bin/false")
+args=("bash loop" "-- bash -c 'for ((i = 0; i < 1000; i++)); do /bin/false; done'"
+	"retry run" "-- $R run -q --attempts 1000 --delay 0 --mode off -- /bin/false")
 # Debian's retry: -t N makes N attempts in total (its man page says "the
 # number of times to retry", but `retry -t 3 -- false` runs false 3 times).
-[ -x /usr/bin/retry ] && args+=("Debian retry" "/usr/bin/retry -t 1000 -d 0 -- /bin/false")
+[ -x /usr/bin/retry ] && args+=("Debian retry" "-- /usr/bin/retry -t 1000 -d 0 -- /bin/false")
 interleave "${args[@]}"
-t_loop=${t[bash loop]} t_ours=${t[retry run]} t_deb=${t[Debian retry]:-}
 
 per() { awk -v t="$1" 'BEGIN {printf "%.1f", t * 1000000 / 1000}'; }
-echo "1000 attempts of /bin/false, median of $rounds interleaved rounds (µs per attempt):"
-printf '  %-28s %8s µs\n' "bash loop" "$(per "$t_loop")"
-[ -n "$t_deb" ] && printf '  %-28s %8s µs\n' "Debian retry" "$(per "$t_deb")"
-printf '  %-28s %8s µs\n' "retry run" "$(per "$t_ours")"
-echo "ratios: retry/bash-loop $(ratio "$t_ours" "$t_loop")x${t_deb:+, Debian-retry/bash-loop $(ratio "$t_deb" "$t_loop")x, retry/Debian-retry $(ratio "$t_ours" "$t_deb")x}"
+echo "1000 attempts of /bin/false, median of $rounds interleaved rounds, per attempt:"
+for name in "bash loop" "Debian retry" "retry run"; do
+	[ -n "${t[$name]:-}" ] || continue
+	printf '  %-28s %8s µs CPU %8s µs wall\n' "$name" "$(per "${c[$name]}")" "$(per "${t[$name]}")"
+done
+echo "CPU ratios: retry/bash-loop $(ratio "${c[retry run]}" "${c[bash loop]}")x${t[Debian retry]:+, retry/Debian-retry $(ratio "${c[retry run]}" "${c[Debian retry]}")x}"
+loadline
 
 if command -v /usr/bin/time >/dev/null; then
 	rss=$( { /usr/bin/time -f %M "$R" run -q --attempts 1000 --delay 0 --mode off -- /bin/false || true; } 2>&1 >/dev/null | tail -1)

@@ -40,9 +40,9 @@ fi
 grep -c '"attempt":' "$out/output-report.json" | grep -qx 3 || { echo "expected 3 attempts"; exit 1; }
 
 . bench/lib.sh
-interleave "retry" "$ours" "grep" "$grep3"
-ms() { awk -v t="$1" 'BEGIN {printf "%.1f", t * 1000}'; }
-echo "100 output patterns over 1 MiB, 3 attempts, median of $rounds rounds:"
-printf '  %-44s %8s ms\n' "retry run -n 3 --retry-output ×100" "$(ms "${t[retry]}")" \
-	"grep -E -f patterns, 3 times" "$(ms "${t[grep]}")"
-echo "ratio retry/grep: $(ratio "${t[retry]}" "${t[grep]}")x"
+interleave "retry" "-- $ours" "grep" "-- sh -c '$grep3'"
+echo "100 output patterns over 1 MiB, 3 attempts, median of $rounds interleaved rounds:"
+printf '  %-44s %s\n' "retry run -n 3 --retry-output ×100" "$(row retry)" \
+	"grep -E -f patterns, 3 times" "$(row grep)"
+echo "CPU ratio retry/grep: $(ratio "${c[retry]}" "${c[grep]}")x"
+loadline

@@ -7,6 +7,8 @@
 # beside them (bench/gofloor, built like retry): a Go program that does
 # nothing, and one that only runs /bin/true with os/exec — what any Go
 # tool that runs a command costs at least.
+# CPU (user+sys of the process tree, bench/rusage) beside wall time, and
+# the page faults of one invocation.
 # Usage: bench/startup.sh [ROUNDS] [BATCH] [RETRY_BINARY...]
 #   extra binaries (an older build) are timed alongside as `retry run`.
 set -euo pipefail
@@ -24,17 +26,19 @@ if ! [ -x /usr/bin/retry ]; then
 fi
 . bench/lib.sh
 
-loop() { local i; for ((i = 0; i < batch; i++)); do "$@"; done; }
-args=(true "loop /bin/true" "retry" "loop $R run -q -- /bin/true"
-	"Go, empty main" "loop $F" "Go, os/exec of true" "loop $F /bin/true")
-[ -x /usr/bin/retry ] && args+=("Debian retry" "loop /usr/bin/retry -t 1 -- /bin/true")
-for b in "$@"; do args+=("$b" "loop $b run -q -- /bin/true"); done
+args=(true "-n $batch -- /bin/true" "retry" "-n $batch -- $R run -q -- /bin/true"
+	"Go, empty main" "-n $batch -- $F" "Go, os/exec of true" "-n $batch -- $F /bin/true")
+[ -x /usr/bin/retry ] && args+=("Debian retry" "-n $batch -- /usr/bin/retry -t 1 -- /bin/true")
+for b in "$@"; do args+=("$b" "-n $batch -- $b run -q -- /bin/true"); done
 interleave "${args[@]}"
 
-ms() { awk -v t="$1" -v n="$batch" 'BEGIN {printf "%.2f", t * 1000 / n}'; }
-over() { awk -v a="$1" -v b="${t[true]}" -v n="$batch" 'BEGIN {printf "%+.2f", (a - b) * 1000 / n}'; }
-echo "start-up, median of $rounds rounds of $batch invocations each (ms per invocation):"
+per() { awk -v t="$1" -v n="$batch" 'BEGIN {printf "%.2f", t * 1000 / n}'; }
+echo "start-up, median of $rounds rounds of $batch invocations each, per invocation:"
+printf '  %-34s %9s %9s %11s %7s\n' "" "CPU ms" "wall ms" "CPU-true" "faults"
 for name in true retry "Debian retry" "Go, empty main" "Go, os/exec of true" "$@"; do
 	[ -n "${t[$name]:-}" ] || continue
-	printf '  %-40s %6s ms  (%s ms over true)\n' "$name" "$(ms "${t[$name]}")" "$(over "${t[$name]}")"
+	printf '  %-34s %9s %9s %+11.2f %7d\n' "$name" "$(per "${c[$name]}")" "$(per "${t[$name]}")" \
+		"$(awk -v a="${c[$name]}" -v b="${c[true]}" -v n="$batch" 'BEGIN {print (a - b) * 1000 / n}')" "$((${f[$name]} / batch))"
 done
+echo "CPU ratio retry / Go os/exec of true: $(ratio "${c[retry]}" "${c[Go, os/exec of true]}")x"
+loadline

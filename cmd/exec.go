@@ -2,157 +2,128 @@ package cmd
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"regexp"
-	"strings"
 	"syscall"
-	"time"
 
 	"github.com/retry-dev/retry/acceptor"
-	"github.com/retry-dev/retry/acceptor/jmes"
-	"github.com/retry-dev/retry/acceptor/waitermodel"
-	"github.com/retry-dev/retry/backoff"
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/output"
-	"github.com/retry-dev/retry/runner/redact"
 )
-
-// plan is everything a run needs, built and validated before the first
-// attempt: nothing runs when building it fails.
-type plan struct {
-	strategy *runner.Strategy
-	source   runner.Source
-	closer   func()
-	query    *jmes.Query
-	final    bool // write the last attempt's stdout at the end
-	http     bool
-	// processes: the attempts are processes (a command), whose orphans
-	// retry adopts (process.start).
-	processes bool
-	describe  []string // the command or URL as logs and the report show it, redacted
-	// maxTime is the run's time budget as limits decided it, which the log
-	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
-	// the run.
-	maxTime time.Duration
-	logFile *os.File // --log-file, nil for stderr
-	// warn reports a problem during the run (a failing scope store),
-	// through the logger once it exists.
-	warn   func(format string, args ...any)
-	errOut *sharedStderr // retry's stderr, shared by the attempts and the log
-}
-
-// stderr returns retry's stderr as the attempts and the log share it.
-func (p *plan) stderr() *sharedStderr { return p.errOut }
 
 // runRetry validates o and runs it, writing on o.IO, and returns the
 // outcome (nil when no strategy ran here: a usage error, --list-waiters, a
 // --state invocation) and nil or the *exitError that carries the exit
 // status, for exitCode to write and map. It never exits. Cancelling ctx
 // with an *runner.Interrupt cause stops the run as that signal would.
-func runRetry(ctx context.Context, o *Options) (*runner.Outcome, error) {
-	if o.ListWaiters {
-		return nil, listWaiters(o)
+func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outcome, error) {
+	if o.Waiter.List {
+		return nil, plan.ListWaiters(o)
 	}
-	p, err := buildPlan(o)
+	p, err := plan.Build(o)
 	if err != nil {
 		return nil, err
 	}
-	defer p.closer()
-	if p.logFile != nil {
-		defer p.logFile.Close()
+	defer p.Close()
+	if p.LogFile != nil {
+		defer p.LogFile.Close()
 	}
-	if o.Insecure && p.http { // a security warning: printed even with -q
-		newLogger(o, p).warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
+	if o.Output.Report != "" {
+		p.Strategy.KeepTail = sinks.ReportTail // the report shows each attempt's tails
+	}
+	l := newLogs(o, p)
+	if o.Net.Insecure && p.HTTP { // a security warning: printed even with -q
+		l.lines.Warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
+	}
+	for _, w := range p.ExprWarnings {
+		l.lines.Warn("warning: %s", w)
 	}
 
-	if o.State != "" {
-		return nil, runDurable(ctx, o, p)
+	if o.Budget.State != "" {
+		return nil, runDurable(ctx, o, p, l, proc)
 	}
-	log := newLogger(o, p)
-	out, code := execute(ctx, o, p, log)
-	writeReportOrWarn(o, p, out, code, log)
-	return out, exitFor(code)
+	out, code := execute(ctx, o, p, l, proc)
+	writeReportOrWarn(o, p, out, code, l)
+	return out, exit.For(code)
 }
 
-// exitFor turns an exit status into Main's error.
-func exitFor(code int) error {
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
-}
-
-// execute starts o.proc's switches (signals cancel the run), runs the
-// strategy of p, logged by log, until it ends or ctx is done, writes the
-// final stdout, and returns the outcome and its exit status.
-func execute(ctx context.Context, o *Options, p *plan, log *logger) (*runner.Outcome, int) {
+// execute starts proc's switches (signals cancel the run), runs the
+// strategy of p, its events fanned out to the sinks of l, until it ends or
+// ctx is done, writes the final stdout, and returns the outcome and its
+// exit status.
+func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	o.proc.start(cancel, p, log)
+	proc.start(cancel, p, l.lines.Warn)
 
-	p.warn = log.warn
+	p.Warn = l.lines.Warn
+	fan := l.fanOut()
 	// The end line waits for the final stdout, so that with 2>&1 the last
 	// attempt's output comes before "gave up" or "succeeded", as it ran.
 	var end *runner.Event
-	p.strategy.Observe = func(e runner.Event) {
+	p.Strategy.Observe = func(e runner.Event) {
 		if e.Kind == runner.EventEnd {
 			end = &e
 			return
 		}
-		log.observe(e)
+		fan.Observe(e)
 	}
-	p.strategy.Sleep = log.sleep
-	out := p.strategy.Run(ctx, p.source)
+	p.Strategy.Sleep = l.sleep
+	if sleep := o.IO.BudgetSleep(); sleep != nil {
+		p.Strategy.Sleep = sleep // the retry budget sees the time retry waits
+	}
+	out := p.Strategy.Run(ctx, p.Source)
 
 	var finalErr error
 	var broken *output.StreamError
-	if p.final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
-		finalErr = writeFinal(o, p, out)
+	if p.Final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
+		finalErr = writeFinal(o, p, out, l)
 	}
 	if end != nil {
-		log.observe(*end)
+		fan.Observe(*end)
 	}
 	if finalErr != nil {
-		log.warn("%v", finalErr)
+		l.lines.Warn("%v", finalErr)
 	}
 	if last := out.Last(); last != nil && last.Result.Release != nil {
 		last.Result.Release()
 	}
 	code := exitStatus(o, p, out)
 	switch {
-	case code != exitOK || finalErr == nil:
-	case p.query != nil && !isWriteError(finalErr):
-		code = exitFailure // the wait succeeded, but the projection asked for cannot be written
+	case code != exit.OK || finalErr == nil:
+	case p.Query != nil && !isWriteError(finalErr):
+		code = exit.Query // the wait succeeded, but the projection asked for cannot be computed
 	default:
 		// Like cat: output that could not be written (a full device, a
 		// closed pipe) or kept whole is an error, never exit 0.
-		code = exitForStream(finalErr)
+		code = exit.ForStream(finalErr)
 	}
-	log.ci.finish(o, out, code, log.warn)
+	l.ci.Finish(o.Name(), out, code)
 	return out, code
 }
 
 // writeReportOrWarn writes the --report file, if asked for.
-func writeReportOrWarn(o *Options, p *plan, out *runner.Outcome, code int, log *logger) {
-	if o.Report != "" {
-		if err := writeReport(o, p, out, code); err != nil {
-			log.warn("--report: %v", err)
-		}
+func writeReportOrWarn(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int, l *logs) {
+	if o.Output.Report == "" {
+		return
+	}
+	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive, State: o.Budget.State}
+	if err := sinks.WriteReport(cfg, out, code); err != nil {
+		l.lines.Warn("--report: %v", err)
 	}
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
-func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
+func exitStatus(o *plan.Options, p *plan.Plan, out *runner.Outcome) int {
 	last := out.Last()
 	switch out.End {
 	case runner.EndSuccess:
-		return exitOK
+		return exit.OK
 	case runner.EndInterrupted:
 		var intr *runner.Interrupt
 		if errors.As(out.Err, &intr) {
@@ -160,366 +131,72 @@ func exitStatus(o *Options, p *plan, out *runner.Outcome) int {
 		}
 		return 128 + int(syscall.SIGTERM)
 	case runner.EndDeadline:
-		return exitTimeout
+		return exit.Timeout
 	case runner.EndScheduled:
-		return exitTempFail
+		return exit.TempFail
 	}
 	var broken *output.StreamError
 	if errors.As(out.Err, &broken) {
-		return exitForStream(broken)
+		return exit.ForStream(broken)
 	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
 			// A command that cannot be executed or was not found, when no
 			// acceptor claimed it, exits 126/127 as in run (SPEC "Exit
 			// status"), not 1: it is a broken command line, not a state.
-			if last != nil && !p.http && last.Decision.Source != acceptor.FromAcceptor && last.Decision.Directive == acceptor.Fail {
-				if a := last.Result.Attempt; a.NotStarted || a.ExitCode == exitNotExec || a.ExitCode == exitNotFound {
+			if last != nil && !p.HTTP && last.Decision.Source != acceptor.FromAcceptor && last.Decision.Directive == acceptor.Fail {
+				if a := last.Result.Attempt; a.NotStarted || a.ExitCode == exit.NotExec || a.ExitCode == exit.NotFound {
 					return a.ExitCode
 				}
 			}
-			return exitFailure
+			return exit.Failure
 		}
-		return exitTimeout // gave up: attempts, or an empty bucket
+		return exit.Timeout // gave up: attempts, or an empty bucket
 	}
 	if last == nil {
-		return exitFailure
+		return exit.Failure
 	}
 	a := last.Result.Attempt
 	switch {
 	case a.TimedOut:
-		return exitTimeout
+		return exit.Timeout
 	case errors.As(a.Err, new(*output.StreamError)):
-		return exitIOError // the body could not be kept whole
-	case p.http:
-		return exitFailure
+		return exit.IOError // the body could not be kept whole
+	case p.HTTP:
+		return exit.Failure
 	case errors.As(a.Err, new(*output.LimitError)):
-		return exitFailure // retry stopped it: its status says nothing
+		return exit.Failure // retry stopped it: its status says nothing
 	case a.ExitCode == 0:
 		// A failure acceptor matched a zero exit status: still a failure.
-		return exitFailure
+		return exit.Failure
 	}
 	return a.ExitCode
 }
 
-// buildPlan validates o and builds the strategy and the source. It reads
-// what the flags name (--waiter-file, --input and --data files, --cacert)
-// and opens the --scope store and, last, the --log-file, which the plan's
-// closer and logFile close (buildPlan closes them itself when it fails); it
-// changes nothing in the process (see process.start).
-func buildPlan(o *Options) (_ *plan, err error) {
-	kind, err := o.validate()
-	if err != nil {
-		return nil, err
-	}
-	p := &plan{closer: func() {}, errOut: &sharedStderr{w: o.IO.ErrOut}}
-	defer func() {
-		if err != nil {
-			p.closer()
-		}
-	}()
-	waiter, err := o.loadWaiter()
-	if err != nil {
-		return nil, err
-	}
-
-	attempts, maxTime := o.limits(waiter)
-	bo, throttle, finalGrace, err := o.backoff(waiter)
-	if err != nil {
-		return nil, err
-	}
-	if o.given("schedule") {
-		sch, err := backoff.ParseSchedule(o.Schedule)
-		if err != nil {
-			return nil, usageError("%s: %q: %v", o.flagName("schedule"), o.Schedule, err)
-		}
-		bo, throttle = sch.Backoff, nil
-		if !o.given("attempts") {
-			attempts = sch.Attempts
-		}
-	}
-
-	chain, err := o.chain(waiter)
-	if err != nil {
-		return nil, err
-	}
-	if o.Wait && waiter == nil && len(o.Acceptors.specs) == 0 && o.TCP == "" && !o.given("tcp") {
-		// (--tcp needs none: a connection accepted is the success state.)
-		return nil, usageError("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
-	}
-	if o.Query != "" {
-		if p.query, err = jmes.NewQuery(o.Query); err != nil {
-			return nil, usageError("--query: %q: %v", o.Query, err)
-		}
-	}
-
-	bud, err := o.bucket(func(format string, args ...any) {
-		if p.warn != nil {
-			p.warn(format, args...)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	p.closer = bud.close
-
-	keepTail := 0
-	if o.Report != "" {
-		keepTail = reportTailLimit // the report shows each attempt's tails
-	}
-	p.maxTime = maxTime
-	p.strategy = &runner.Strategy{
-		KeepTail:        keepTail,
-		MaxAttempts:     attempts,
-		MaxTime:         maxTime,
-		AttemptTimeout:  o.AttemptTimeout,
-		FinalGrace:      finalGrace,
-		Chain:           chain,
-		Backoff:         bo,
-		ThrottleBackoff: throttle,
-		MaxRetryAfter:   o.MaxRetryAfter,
-		Bucket:          bud.bucket,
-		Limiter:         bud.limiter,
-		WaitForRefill:   o.WhenEmpty == "wait",
-		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		Consecutive:     o.Consecutive,
-	}
-	if err := o.source(p, kind, len(o.Acceptors.exprs()) > 0 || (waiter != nil)); err != nil {
-		return nil, err
-	}
-	if err := o.onRetry(p); err != nil {
-		return nil, err
-	}
-	if o.Report != "" {
-		// Found out now, not after the command ran.
-		if err := checkReportWritable(o.Report); err != nil {
-			return nil, usageError("%s: %v", o.flagName("report"), err)
-		}
-	}
-	if o.LogFile != "" {
-		// Last: a command line refused for another reason leaves the file
-		// as it was.
-		f, err := os.OpenFile(o.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-		if err != nil {
-			return nil, usageError("--log-file: %v", err)
-		}
-		p.logFile = f
-	}
-	return p, nil
-}
-
-// limits returns the attempt limit and the time budget of the run: -n and
-// --max-time, except that without -n a waiter's maximum of attempts
-// (botocore's) is the limit, and then the run has no time budget unless
-// --max-time is given: such a waiter is bounded by its attempts.
-func (o *Options) limits(w *waitermodel.Model) (attempts int, maxTime time.Duration) {
-	attempts, maxTime = o.Attempts, o.MaxTime
-	if w != nil && !o.given("attempts") && w.MaxAttempts > 0 {
-		attempts = w.MaxAttempts
-		if !o.given("max-time") {
-			maxTime = 0
-		}
-	}
-	return attempts, maxTime
-}
-
-// backoff builds the backoff for ordinary retries and the one for
-// throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
-	kind, delay, maxDelay, jitter := o.Backoff, o.Delay, o.MaxDelay, o.Jitter
-	if w != nil && !o.given("backoff") {
-		if w.Smithy {
-			kind = "waiter"
-			if !o.given("delay") && w.MinDelay > 0 {
-				delay = w.MinDelay
-			}
-			if !o.given("max-delay") && w.MaxDelay > 0 {
-				maxDelay = w.MaxDelay
-			}
-		} else {
-			kind = "constant"
-			if !o.given("delay") {
-				delay = w.Delay
-			}
-			if !o.given("jitter") {
-				jitter = "none"
-			}
-		}
-	}
-	if !o.given("max-delay") && maxDelay < delay {
-		maxDelay = delay // a default cap never contradicts the delay the user gave
-	}
-	if kind == "waiter" {
-		// --delay 0: the Smithy formula degenerates to no delay at all.
-		grace := o.AttemptTimeout
-		if grace == 0 {
-			grace = delay
-		}
-		wb := backoff.Waiter(delay, maxDelay)
-		return wb, nil, grace, nil
-	}
-	if jitter == "" {
-		jitter = defaultJitter(kind)
-	}
-	j, err := backoff.ParseJitter(jitter)
-	if err != nil {
-		return nil, nil, 0, usageError("--jitter: %q: %v", jitter, err)
-	}
-	base := func(d time.Duration) backoff.Backoff {
-		var b backoff.Backoff
-		switch kind {
-		case "constant":
-			b = backoff.Constant(d)
-		case "linear":
-			b = backoff.Linear(d)
-		case "fibonacci":
-			b = backoff.Fibonacci(d)
-		case "decorrelated":
-			return backoff.Decorrelated(d, maxDelay)
-		default:
-			b = backoff.Exponential(d, o.Multiplier)
-		}
-		return backoff.WithJitter(backoff.WithCap(b, maxDelay), j)
-	}
-	if strings.EqualFold(o.Mode, "adaptive") && !o.given("throttle-delay") {
-		// The adaptive limiter already paces every send after a throttle
-		// (at the rate CUBIC allows, shared by the scope): a 5s throttling
-		// backoff on top of it only delays the retries the limiter would
-		// let through, and leaves a throttled client of a storm last (with
-		// the limiter's fleet start, bench/storm.sh's 50 clients against a
-		// service admitting 10 req/s are all done in 5.5–6.2s, medians,
-		// instead of 7.6s). An explicit --throttle-delay still wins.
-		return base(delay), nil, 0, nil
-	}
-	return base(delay), base(max(delay, o.ThrottleDelay)), 0, nil
-}
-
-// chain builds the acceptor chain: flags in command-line order, then the
-// waiter's acceptors, then the fallback of run or wait.
-func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
-	c := &acceptor.Chain{Acceptors: o.Acceptors.acceptors(), Fallback: acceptor.RunFallback}
-	if o.Wait {
-		c.Fallback = acceptor.WaitFallback
-	}
-	if w != nil {
-		c.Acceptors = append(c.Acceptors, w.Acceptors...)
-	}
-	if o.Input != "" {
-		raw, err := loadArg(o.Input, o.IO.In)
-		if err != nil {
-			return nil, usageError("%s: %v", o.flagName("input"), err)
-		}
-		var v any
-		if err := json.Unmarshal(raw, &v); err != nil {
-			return nil, usageError("%s: want JSON or @FILE holding JSON: %v", o.flagName("input"), err)
-		}
-		c.Input = v
-	}
-	if len(o.Acceptors.exprs()) > 0 || w != nil {
-		c.Decode = jmes.DecoderFor(c)
-	}
-	return c, nil
-}
-
-// source builds the source of kind's attempts: the command, the HTTP call
-// or the TCP connect.
-func (o *Options) source(p *plan, kind attemptKind, needJSON bool) error {
-	switch kind {
-	case tcpAttempt:
-		return o.tcpSource(p)
-	case httpAttempt:
-		return o.httpSource(p)
-	}
-	argv, err := o.argv()
-	if err != nil {
-		return err
-	}
-	p.describe = redact.Argv(argv)
-	var pattern *regexp.Regexp
-	if o.ErrorPattern != "" {
-		if pattern, err = regexp.Compile(o.ErrorPattern); err != nil {
-			return usageError("--error-pattern: %q: want an RE2 regular expression: %s", o.ErrorPattern, regexpProblem(err))
-		}
-		if pattern.NumSubexp() < 1 {
-			return usageError("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.ErrorPattern)
-		}
-	}
-	live := o.Stdout == "live" || (o.Stdout == "" && !o.Wait && o.IO.StdoutIsTerminal)
-	killAfter := o.KillAfter
-	if killAfter == 0 {
-		killAfter = -1 // --kill-after 0: SIGKILL at once
-	}
-	c := &command.Command{
-		Argv:         argv,
-		Foreground:   o.Foreground,
-		KillAfter:    killAfter,
-		Stdin:        o.IO.stdinFile(),
-		Stderr:       p.stderr().child(),
-		ErrorPattern: pattern,
-		KeepStdout:   needJSON,
-		MaxOutput:    o.MaxOutput,
-	}
-	if live {
-		c.Stdout = o.IO.Out
-	}
-	p.final = !live
-	p.processes = true
-	p.source = c
-	closeBudget := p.closer
-	p.closer = func() { c.Close(); closeBudget() }
-	return nil
-}
-
-// argv turns the arguments into the command to run: argv as given, one
-// string split by shell-word rules, or the shell with --shell.
-func (o *Options) argv() ([]string, error) {
-	args := o.Args
-	if len(args) == 0 {
-		return nil, usageError("no command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
-	}
-	if strings.TrimSpace(args[0]) == "" {
-		return nil, usageError("empty command: give COMMAND [ARG...], 'COMMAND STRING', --shell 'STRING' or --url URL")
-	}
-	if o.Shell {
-		if len(args) != 1 {
-			return nil, usageError("--shell: give the shell command as one argument, quoted: --shell 'a && b' (got %d arguments)", len(args))
-		}
-		return []string{o.ShellPath, "-c", args[0]}, nil
-	}
-	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n") {
-		argv, err := splitCommand(args[0])
-		if err != nil {
-			return nil, usageError("%v", err)
-		}
-		return argv, nil
-	}
-	return args, nil
-}
-
 // writeFinal writes the last attempt's stdout (wait: or its --query
 // projection) to stdout.
-func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
+func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) error {
 	last := out.Last()
-	if last == nil || (o.Wait && o.Quiet) {
+	if last == nil || (o.Wait && o.Output.Quiet) {
 		return nil
 	}
-	if p.query != nil {
-		apply := p.query.ApplyAttempt
-		if o.Output == "text" {
-			apply = p.query.ApplyAttemptText
+	if p.Query != nil {
+		apply := p.Query.ApplyAttempt
+		if o.Output.Format == "text" {
+			apply = p.Query.ApplyAttemptText
 		}
 		b, err := apply(last.Result.Attempt)
 		if err != nil {
-			return fmt.Errorf("--query: %v", err)
+			return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
 		}
 		if _, err = o.IO.Out.Write(b); err != nil {
 			return &output.StreamError{Stream: "stdout", Err: err}
 		}
 		return nil
 	}
-	if p.http && !httpSucceeded(o, out) {
+	if p.HTTP && !httpSucceeded(o, out) {
 		// As curl -f: a failed call's body is not the output.
-		return writeBody(o, p, last)
+		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
 	rc, err := last.Result.OpenStdout()
 	if err != nil {
@@ -534,4 +211,23 @@ func writeFinal(o *Options, p *plan, out *runner.Outcome) error {
 		return &output.StreamError{Stream: "stdout", Err: err}
 	}
 	return nil
+}
+
+// httpSucceeded reports whether an HTTP run's last body is its output: the
+// run succeeded, or a wait's last call was answered (2xx: its JSON is the
+// state the wait reached). Otherwise, as curl -f, it goes to stderr.
+func httpSucceeded(o *plan.Options, out *runner.Outcome) bool {
+	if out.End == runner.EndSuccess {
+		return true
+	}
+	last := out.Last()
+	return o.Wait && last != nil && !last.Result.Failed
+}
+
+// isWriteError reports whether err is a failed write (a device error, a
+// closed pipe) rather than a failure to compute what to write.
+func isWriteError(err error) bool {
+	var pe *os.PathError
+	var se *output.StreamError
+	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -42,45 +43,9 @@ func TestExitStatus(t *testing.T) {
 		{"wait: the command was not found", true, false, outcome(runner.EndFailure, &acceptor.Attempt{ExitCode: 127, NotStarted: true, Failed: true}, nil), 127},
 	}
 	for _, c := range cases {
-		o := newOptions(c.wait, nil)
-		if got := exitStatus(o, &plan{http: c.http}, c.out); got != c.want {
+		o := plan.New(c.wait, nil)
+		if got := exitStatus(o, &plan.Plan{HTTP: c.http}, c.out); got != c.want {
 			t.Errorf("%s: exit status %d, want %d", c.name, got, c.want)
-		}
-	}
-}
-
-func TestArgv(t *testing.T) {
-	cases := []struct {
-		shell bool
-		args  []string
-		want  []string
-		usage bool
-	}{
-		{false, []string{"ls", "-l"}, []string{"ls", "-l"}, false},
-		{false, []string{`grep "a b" f`}, []string{"grep", "a b", "f"}, false},
-		{false, []string{"a && b"}, nil, true},
-		{true, []string{"a && b"}, []string{"/bin/sh", "-c", "a && b"}, false},
-		{true, []string{"a", "b"}, nil, true},
-		{false, nil, nil, true},
-	}
-	for _, c := range cases {
-		o := newOptions(false, nil)
-		o.Shell, o.Args = c.shell, c.args
-		got, err := o.argv()
-		if c.usage {
-			if ee, ok := err.(*exitError); !ok || ee.code != exitUsage {
-				t.Errorf("%q (shell %v): error %v, want a usage error", c.args, c.shell, err)
-			}
-			continue
-		}
-		if err != nil || len(got) != len(c.want) {
-			t.Errorf("%q: got %q, %v; want %q", c.args, got, err, c.want)
-			continue
-		}
-		for i := range got {
-			if got[i] != c.want[i] {
-				t.Errorf("%q: got %q, want %q", c.args, got, c.want)
-			}
 		}
 	}
 }

@@ -1,6 +1,9 @@
-// Package cmd holds retry's cobra commands, flag parsing, environment
-// defaults and the mapping of outcomes to exit statuses. It is the only
-// package that decides an exit status.
+// Package cmd wires retry's cobra commands to their options and runs them:
+// run and wait build a plan (cmd/internal/plan), run its strategy with the
+// runner's events fanned out to the sinks (cmd/internal/sinks), and map
+// the outcome to an exit status; state, scope and version live in
+// subpackages of their own. Main is the only place that touches the
+// process (its streams, signals and exit status).
 package cmd
 
 import (
@@ -8,58 +11,49 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/cmd/scope"
+	"github.com/retry-dev/retry/cmd/state"
+	"github.com/retry-dev/retry/cmd/version"
 	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
-// Exit statuses of retry itself (the others come from the command).
-const (
-	exitOK       = 0
-	exitFailure  = 1
-	exitTempFail = 75 // EX_TEMPFAIL: --state, not due, busy, or a retry scheduled
-	exitTimeout  = 124
-	exitUsage    = 125
-	exitNotExec  = 126
-	exitNotFound = 127
-)
+// Version returns retry's version (cmd/version), for tools/mangen.
+func Version() string { return version.Version() }
 
-// Version returns retry's version: the one set at build time, else the
-// module version, else "dev".
-func Version() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+// ExitStatusTable returns the exit status table of the help, as rows of
+// status and meaning, for the man pages (tools/mangen).
+func ExitStatusTable() [][2]string { return exit.Table() }
 
-// exitError carries an exit status up to Main.
-type exitError struct {
-	code int
-	msg  string // printed as "retry: msg" when not empty
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// usageError is bad input: exit 125, nothing run.
-func usageError(format string, args ...any) error {
-	return &exitError{code: exitUsage, msg: fmt.Sprintf(format, args...)}
-}
+// SystemIO returns the process's standard streams and environment.
+func SystemIO() *iostreams.IOStreams { return iostreams.System() }
 
 // Main runs retry with os.Args and the process's streams and returns the
 // exit status (exitCode maps errors to it). It is the one place that
 // touches the process: it reads the terminals and the environment
 // (SystemIO), and for run and wait it subscribes to signals and lets a
 // valid run switch on the child-subreaper mode (see process).
-func Main() int {
+func Main() int { return mainWith(iostreams.System()) }
+
+// MainWithBudgetClock is Main with the retry budget on the clock now and
+// sleep (iostreams.IOStreams.BudgetClock). The tests' retry runs scripts
+// with it on a clock they control; the retry command never calls it.
+func MainWithBudgetClock(now func() time.Time, sleep func(context.Context, time.Duration) error) int {
+	ios := iostreams.System()
+	ios.BudgetClock = &iostreams.Clock{Now: now, Sleep: sleep}
+	return mainWith(ios)
+}
+
+func mainWith(ios *iostreams.IOStreams) int {
 	args := os.Args[1:]
 	if command.IsSupervisor(args) { // retry's own re-execution: see command.Supervise
 		return command.Supervise(args[1])
@@ -68,7 +62,7 @@ func Main() int {
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
 	}
-	code := run(context.Background(), args, SystemIO(), proc)
+	code := run(context.Background(), args, ios, proc)
 	proc.reraise(code)
 	return code
 }
@@ -76,7 +70,7 @@ func Main() int {
 // run runs retry's command line args with ios and returns the exit status,
 // having written the error line, if any, on ios.ErrOut. proc is what run
 // and wait may do to the process (nil: nothing).
-func run(ctx context.Context, args []string, ios *IOStreams, proc *process) int {
+func run(ctx context.Context, args []string, ios *iostreams.IOStreams, proc *process) int {
 	root := newCmdRoot(ios, proc, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -85,24 +79,24 @@ func run(ctx context.Context, args []string, ios *IOStreams, proc *process) int 
 
 // exitCode turns the error of a command into its exit status, writing the
 // error's line on ios.ErrOut.
-func exitCode(ios *IOStreams, err error) int {
+func exitCode(ios *iostreams.IOStreams, err error) int {
 	if err == nil {
-		return exitOK
+		return exit.OK
 	}
-	var ee *exitError
+	var ee *exit.Error
 	if errors.As(err, &ee) {
-		if ee.msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.msg))
+		if ee.Msg != "" {
+			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.Msg))
 		}
-		return ee.code
+		return ee.Code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
 	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(flagErrorText(err)))
-	return exitUsage
+	return exit.Usage
 }
 
 // NewCmdRoot builds the retry command tree.
-func NewCmdRoot(ios *IOStreams) *cobra.Command { return newCmdRoot(ios, nil, nil) }
+func NewCmdRoot(ios *iostreams.IOStreams) *cobra.Command { return newCmdRoot(ios, nil, nil) }
 
 // newCmdRoot builds the command tree for running args, run and wait with
 // proc (nil: they leave the process alone). When args name run
@@ -111,7 +105,7 @@ func NewCmdRoot(ios *IOStreams) *cobra.Command { return newCmdRoot(ios, nil, nil
 // from such a command line (cobra matches command names exactly), and
 // building them is a tenth of the start-up time of `retry run`. Any other
 // command line (help, completion, version, a typo) gets the whole tree.
-func newCmdRoot(io *IOStreams, proc *process, args []string) *cobra.Command {
+func newCmdRoot(io *iostreams.IOStreams, proc *process, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "retry",
 		Short: "Re-run commands and HTTP calls until they succeed; wait for JSON states",
@@ -119,7 +113,7 @@ func newCmdRoot(io *IOStreams, proc *process, args []string) *cobra.Command {
 attempt (success, failure, or retry for a reason) with backoff, jitter and a
 retry token bucket; retry wait polls a command or URL whose output is JSON
 until JMESPath acceptors reach a success or failure state.`,
-		Version:       Version(),
+		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -131,7 +125,7 @@ until JMESPath acceptors reach a success or failure state.`,
 	root.SetOut(io.Out)
 	root.SetErr(io.ErrOut)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("%s", flagErrorTextFor(c, err))
+		return exit.Usagef("%s", flagErrorTextFor(c, err))
 	})
 	// The exit status table follows cobra's default help, written by a
 	// function rather than a template: a help template keeps text/template
@@ -140,7 +134,7 @@ until JMESPath acceptors reach a success or failure state.`,
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defaultHelp(c, args)
-		fmt.Fprint(c.OutOrStdout(), exitStatusHelp)
+		fmt.Fprint(c.OutOrStdout(), exit.Help)
 	})
 	switch {
 	case len(args) > 0 && args[0] == "run":
@@ -150,28 +144,11 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(newCmdWait(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), newCmdVersion(io), newCmdState(io), NewCmdScope(io))
+		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
 }
-
-const exitStatusHelp = `
-Exit status:
-  0        success
-  N        run: the last attempt's exit status (128+N if it died of signal N)
-           when a failure acceptor matched or attempts ran out
-  1        wait: a failure state was reached; run --url: the call failed
-  74       output could not be written (a full disk) or kept whole (TMPDIR);
-           141 (128+SIGPIPE) when stdout or stderr was a closed pipe
-  75       --state: not due yet, busy, or a retry is scheduled for a later
-           invocation
-  124      the --max-time budget ran out, or run's last attempt timed out;
-           wait: gave up (time or attempts) before a terminal state
-  125      retry's own error: bad usage, invalid expression, unreadable waiter file
-  126/127  the command cannot be executed / was not found
-  128+N    retry itself received signal N
-`
 
 // flagErrorText turns pflag's errors into one line that names the flag and
 // says what is accepted.
@@ -179,7 +156,7 @@ func flagErrorText(err error) string {
 	var iv *pflag.InvalidValueError
 	if errors.As(err, &iv) {
 		f := iv.GetFlag()
-		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), valueProblem(f.Value, iv.Unwrap()))
+		return fmt.Sprintf("--%s: %q: %v", f.Name, iv.GetValue(), plan.ValueProblem(f.Value, iv.Unwrap()))
 	}
 	var ne *pflag.NotExistError
 	if errors.As(err, &ne) {

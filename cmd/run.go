@@ -1,22 +1,21 @@
 package cmd
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/cmd/completion"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/cmd/internal/plan"
 )
 
 // NewCmdRun builds `retry run`, leaving the process alone (no signal
 // forwarding, no subreaper): for tools that read its flags and help.
-func NewCmdRun(ios *IOStreams) *cobra.Command { return newCmdRun(ios, nil) }
+func NewCmdRun(ios *iostreams.IOStreams) *cobra.Command { return newCmdRun(ios, nil) }
 
 // newCmdRun builds `retry run`, whose runs do proc's switches.
-func newCmdRun(io *IOStreams, proc *process) *cobra.Command {
-	o := newOptions(false, io)
-	o.proc = proc
+func newCmdRun(io *iostreams.IOStreams, proc *process) *cobra.Command {
+	o := plan.New(false, io)
 	c := &cobra.Command{
 		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Re-run a command or an HTTP call until it succeeds",
@@ -37,16 +36,15 @@ fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
   retry run --shell --shell-path bash 'set -o pipefail; make test | tee test.log'
   retry run --url https://api.example.com/items -X POST --data @item.json --idempotency-key auto`,
 	}
-	return wire(c, o)
+	return wire(c, o, proc)
 }
 
 // NewCmdWait builds `retry wait`, leaving the process alone, as NewCmdRun.
-func NewCmdWait(ios *IOStreams) *cobra.Command { return newCmdWait(ios, nil) }
+func NewCmdWait(ios *iostreams.IOStreams) *cobra.Command { return newCmdWait(ios, nil) }
 
 // newCmdWait builds `retry wait`, whose runs do proc's switches.
-func newCmdWait(io *IOStreams, proc *process) *cobra.Command {
-	o := newOptions(true, io)
-	o.proc = proc
+func newCmdWait(io *iostreams.IOStreams, proc *process) *cobra.Command {
+	o := plan.New(true, io)
 	c := &cobra.Command{
 		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Poll a command or URL whose output is JSON until acceptors reach a state",
@@ -58,8 +56,8 @@ Acceptors are evaluated in command-line order (flags first, then the waiter of
 successful attempts, error acceptors only failed ones. An unmatched failed
 attempt is a failure at once; an unmatched successful one is polled again.
 A failed attempt that run would call transient is polled again: HTTP 5xx
-(but 501 and 505), 429, 408, throttling error codes, refused or reset
-connections. Without an acceptor or a waiter, wait is a usage error (exit
+(but 501 and 505), 429, 408, throttling and transient error codes (kubectl's
+TooManyRequests, ServiceUnavailable), refused or reset connections. Without an acceptor or a waiter, wait is a usage error (exit
 125): use retry run to re-run a command until it succeeds.
 Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
 between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a
@@ -67,89 +65,37 @@ waiter model brings its own delays (Smithy's default maxDelay is 120s).
 
 --waiter SERVICE:NAME names a waiter of the botocore models built into retry
 (botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells
-it: dynamodb:table-exists); --list-waiters lists them.`,
+it: dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
+kubectl get KIND NAME -o json (k8s:deployment-rolled-out, k8s:job-complete,
+k8s:pod-ready, k8s:deleted, …), which fail where kubectl wait would hang;
+--list-waiters lists them.`,
 		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter ec2:instance-running -- \
       aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter dynamodb:table-exists --query Table.TableStatus --output text -- \
       aws dynamodb describe-table --table-name orders
-  retry wait --success 'status.phase=Running' --failure 'status.phase=Failed' -- \
-      kubectl get pod web -o json
+  retry wait --waiter k8s:job-complete -- kubectl get job migrate -o json
   retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m
   retry wait --tcp db:5432 --consecutive 3 --backoff constant -d 250ms`,
 	}
-	return wire(c, o)
+	return wire(c, o, proc)
 }
 
 // wire registers o's flags on c (parsing stops at the command) and runs
-// retry with o, after the environment defaults, when c runs.
-func wire(c *cobra.Command, o *Options) *cobra.Command {
+// retry with o and proc, after the environment defaults, when c runs.
+func wire(c *cobra.Command, o *plan.Options, proc *process) *cobra.Command {
 	c.Flags().SetInterspersed(false)
-	o.register(c.Flags())
-	setGroupedHelp(c)
-	registerCompletions(c)
+	o.Register(c.Flags())
+	plan.SetGroupedHelp(c)
+	completion.Register(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
-		if err := o.applyEnv(c.Flags()); err != nil {
+		if err := o.ApplyEnv(c.Flags()); err != nil {
 			return err
 		}
-		_, err := runRetry(c.Context(), o)
+		_, err := runRetry(c.Context(), o, proc)
 		return err
 	}
 	return c
-}
-
-// applyEnv gives every flag the user did not set its environment default
-// RETRY_<FLAG> (dashes as underscores), and records which flags were set.
-func (o *Options) applyEnv(fs *pflag.FlagSet) error {
-	var err error
-	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil {
-			return
-		}
-		if f.Changed {
-			o.set[f.Name] = true
-			return
-		}
-		if f.Name == "help" {
-			return
-		}
-		key := envKey(f.Name)
-		v := o.IO.getenv(key)
-		if v == "" {
-			return
-		}
-		if f.Name == "shell" {
-			// A default must not turn every command string into a shell
-			// script: --shell is given on the command line or not at all.
-			err = usageError("%s: --shell cannot be switched on from the environment (a command string would silently run as a shell script); give --shell on the command line, or unset %s", key, key)
-			return
-		}
-		if e := f.Value.Set(v); e != nil {
-			err = usageError("%s (for --%s): %q: %v", key, f.Name, v, valueProblem(f.Value, e))
-			return
-		}
-		o.set[f.Name] = true
-		o.fromEnv[f.Name] = true
-	})
-	return err
-}
-
-// given reports whether the user set the flag, on the command line or in the
-// environment.
-func (o *Options) given(name string) bool { return o.set[name] }
-
-func (o *Options) name() string {
-	if o.Wait {
-		return "wait"
-	}
-	return "run"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, word)
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

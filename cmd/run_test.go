@@ -18,6 +18,9 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -42,14 +45,14 @@ func (l *lockedBuffer) String() string {
 
 // testIO returns streams of buffers, no terminal, and an environment of
 // env alone ("KEY=value" each).
-func testIO(env ...string) (*IOStreams, *lockedBuffer, *lockedBuffer) {
+func testIO(env ...string) (*iostreams.IOStreams, *lockedBuffer, *lockedBuffer) {
 	vars := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
 		vars[k] = v
 	}
 	out, errOut := &lockedBuffer{}, &lockedBuffer{}
-	ios := &IOStreams{Out: out, ErrOut: errOut, Getenv: func(k string) string { return vars[k] }}
+	ios := &iostreams.IOStreams{Out: out, ErrOut: errOut, Getenv: func(k string) string { return vars[k] }}
 	return ios, out, errOut
 }
 
@@ -95,7 +98,7 @@ func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 	ios, out, errOut := testIO()
 	args := append([]string{"-n", "5", "-d", "0", "--"}, counter(dir, `echo "out $n"; echo "err $n" >&2; [ $n -ge 3 ]`)...)
 	o := parseOptions(t, false, ios, args...)
-	outcome, err := runRetry(context.Background(), o)
+	outcome, err := runRetry(context.Background(), o, nil)
 	if status := exitCode(ios, err); status != 0 {
 		t.Fatalf("exit status %d, want 0; stderr:\n%s", status, errOut)
 	}
@@ -124,17 +127,17 @@ func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 
 // parseOptions parses args as run's (wait's) flags and arguments, with the
 // environment of ios, as the command does before runRetry.
-func parseOptions(t *testing.T, wait bool, ios *IOStreams, args ...string) *Options {
+func parseOptions(t *testing.T, wait bool, ios *iostreams.IOStreams, args ...string) *plan.Options {
 	t.Helper()
-	o := newOptions(wait, ios)
-	fs := pflag.NewFlagSet(o.name(), pflag.ContinueOnError)
+	o := plan.New(wait, ios)
+	fs := pflag.NewFlagSet(o.Name(), pflag.ContinueOnError)
 	fs.SetInterspersed(false)
-	o.register(fs)
+	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
 	o.Args = fs.Args()
-	if err := o.applyEnv(fs); err != nil {
+	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
 	return o
@@ -170,8 +173,8 @@ func TestUsageErrorRunsNothing(t *testing.T) {
 				args = append(args, a)
 			}
 			status, stdout, stderr := runArgs(t, context.Background(), proc, args...)
-			if status != exitUsage {
-				t.Errorf("exit status %d, want %d", status, exitUsage)
+			if status != exit.Usage {
+				t.Errorf("exit status %d, want %d", status, exit.Usage)
 			}
 			if stdout != "" {
 				t.Errorf("stdout %q, want none", stdout)
@@ -262,7 +265,7 @@ func TestCancelStopsTheAttempt(t *testing.T) {
 	ios, out, errOut := testIO()
 	o := parseOptions(t, false, ios, append([]string{"-n", "0", "-d", "0", "--kill-after", "1s", "--"}, counter(dir, "exec sleep 30")...)...)
 	start := time.Now()
-	outcome, err := runRetry(ctx, o)
+	outcome, err := runRetry(ctx, o, nil)
 	if status := exitCode(ios, err); status != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit status %d, want %d", status, 128+int(syscall.SIGTERM))
 	}
@@ -286,12 +289,11 @@ func TestSubreaperOnlyForCommands(t *testing.T) {
 	proc := &process{adoptOrphans: func() error { switched.Add(1); return nil }}
 	ios, _, _ := testIO()
 	o := parseOptions(t, false, ios, "-n", "1", "--", "true")
-	o.proc = proc
-	p, err := buildPlan(o)
+	p, err := plan.Build(o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.closer()
+	p.Close()
 	if n := switched.Load(); n != 0 {
 		t.Fatalf("building the plan switched the subreaper on (%d)", n)
 	}
@@ -321,7 +323,7 @@ func TestStreamsReachTheAttempts(t *testing.T) {
 	ios, out, errOut := testIO()
 	ios.In, ios.StdoutIsTerminal = r, true
 	o := parseOptions(t, false, ios, append([]string{"-n", "3", "-d", "0", "--"}, counter(dir, `read line; echo "$n $line"; [ $n -ge 2 ]`)...)...)
-	_, err = runRetry(context.Background(), o)
+	_, err = runRetry(context.Background(), o, nil)
 	if status := exitCode(ios, err); status != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", status, errOut)
 	}
@@ -345,8 +347,8 @@ func TestRefusedRunLeavesLogFile(t *testing.T) {
 	}
 	args := append([]string{"run", "--log-file", logFile, "--report", filepath.Join(dir, "no", "report.json")}, counter(dir, "true")...)
 	status, stdout, stderr := runArgs(t, context.Background(), nil, args...)
-	if status != exitUsage || stdout != "" {
-		t.Errorf("exit status %d, stdout %q; want %d and none", status, stdout, exitUsage)
+	if status != exit.Usage || stdout != "" {
+		t.Errorf("exit status %d, stdout %q; want %d and none", status, stdout, exit.Usage)
 	}
 	matchLines(t, "stderr", stderr, `retry: --report: cannot write report.json in .*`)
 	if b, err := os.ReadFile(logFile); string(b) != "kept\n" {

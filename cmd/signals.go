@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
 )
@@ -17,7 +18,7 @@ import (
 // process is what a run of run or wait does to the retry process itself:
 // the signals it forwards to an attempt and the child-subreaper switch.
 // Main makes the one of the real process (newProcess); tests leave
-// Options.proc nil, or give fakes, and stop a run by cancelling its
+// proc nil, or give fakes, and stop a run by cancelling its
 // context instead of sending a signal.
 type process struct {
 	signals *signals
@@ -42,18 +43,19 @@ func adoptOrphans() error {
 	return command.EnableSubreaper()
 }
 
-// start prepares the process for the attempts of p, once the plan is
+// start prepares the process for the attempts of p (warn reports a
+// second signal), once the plan is
 // valid: when they are commands, retry becomes their orphans' subreaper
 // (double forks and setsid reparent to retry, which stops and reaps them
 // when the attempt ends; where the kernel has no subreapers the process
 // group still covers the usual cases); then, once the signal subscription
 // is in place, signals cancel the run (see watchSignals). A nil process
 // does nothing.
-func (pr *process) start(cancel context.CancelCauseFunc, p *plan, log *logger) {
+func (pr *process) start(cancel context.CancelCauseFunc, p *plan.Plan, warn func(format string, args ...any)) {
 	if pr == nil {
 		return
 	}
-	if p.processes && pr.adoptOrphans != nil {
+	if p.Processes && pr.adoptOrphans != nil {
 		_ = pr.adoptOrphans()
 	}
 	if pr.signals != nil {
@@ -63,7 +65,7 @@ func (pr *process) start(cancel context.CancelCauseFunc, p *plan, log *logger) {
 				pr.received.CompareAndSwap(0, int32(intr.Signal))
 			}
 			cancel(cause)
-		}, pr.signals.wait(), p.source, log)
+		}, pr.signals.wait(), p.Source, warn)
 	}
 }
 
@@ -128,7 +130,7 @@ func (s *signals) wait() <-chan os.Signal {
 // group at once, as timeout(1) and docker do.
 //
 // sigs is the subscription of notifySignals.
-func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, log *logger) {
+func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, warn func(format string, args ...any)) {
 	killer, _ := src.(interface{ Kill() bool })
 	go func() {
 		first := true
@@ -140,7 +142,7 @@ func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src run
 				continue
 			}
 			if killer != nil && killer.Kill() {
-				log.warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
+				warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
 			}
 		}
 	}()

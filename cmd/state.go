@@ -2,89 +2,34 @@ package cmd
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/durable"
 )
-
-// stateTime is how times of a durable sequence are written: UTC, to the
-// millisecond.
-const stateTime = "2006-01-02T15:04:05.000Z07:00"
-
-// identity returns the hash that ties a state file to a command line: the
-// subcommand (run or wait), what an attempt does — the command as it runs
-// (argv after splitting; the shell, -c and the string) or the HTTP call
-// (method, URL, headers and --data as given, --idempotent) — and how it is
-// classified (the acceptors in command-line order, --error-pattern,
-// --input, --waiter-file and --waiter). Budget, delay, output and bucket
-// flags (-n, --max-time, --attempt-timeout, --delay, --backoff, --schedule,
-// --jitter, --mode, --scope, --report, -q, …) are not part of it: changing
-// them tunes the running sequence, from its next attempt, instead of
-// starting a new one. Values from RETRY_* variables count as flags do.
-func identity(o *Options, p *plan) string {
-	id := map[string]any{"subcommand": o.name()}
-	if p.http {
-		id["http"] = map[string]any{"method": p.describe[0], "url": o.URL, "headers": o.Headers,
-			"data": o.Data, "data_given": o.given("data"), "idempotent": o.Idempotent}
-	} else {
-		id["argv"] = p.describe
-	}
-	acc := make([]string, len(o.Acceptors.specs))
-	for i, s := range o.Acceptors.specs {
-		acc[i] = "--" + s.flag + "=" + s.value
-	}
-	id["acceptors"] = acc
-	id["error_pattern"] = o.ErrorPattern
-	id["input"] = o.Input
-	id["waiter"] = []string{o.WaiterFile, o.Waiter}
-	b, _ := json.Marshal(id) // maps marshal with sorted keys: a stable encoding
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
-
-// durableConfig is what this invocation says about the sequence.
-func durableConfig(o *Options, p *plan) durable.Config {
-	unfinished := 128 + 9 // the attempt died with retry: SIGKILL (PR_SET_DEATHSIG)
-	switch {
-	case o.Wait:
-		unfinished = exitTimeout
-	case p.http:
-		unfinished = exitFailure
-	}
-	return durable.Config{
-		Identity:    identity(o, p),
-		Command:     p.describe,
-		MaxAttempts: p.strategy.MaxAttempts,
-		MaxTime:     p.strategy.MaxTime,
-		FinalPoll:   p.strategy.FinalGrace > 0,
-		Backoff:     p.strategy.Backoff,
-		Rand:        p.strategy.Rand,
-		Exits:       durable.Exits{Deadline: exitTimeout, Unfinished: unfinished},
-	}
-}
 
 // runDurable makes at most one attempt of the sequence kept in --state,
 // never sleeping: the file is locked for the whole invocation; the attempt
 // is recorded as started before it starts; the outcome schedules the next
 // attempt (exit 75), clears the state (success) or ends the sequence, which
 // later invocations then repeat without running anything.
-func runDurable(ctx context.Context, o *Options, p *plan) error {
-	log := newLogger(o, p)
-	log.state = o.State
-	cfg := durableConfig(o, p)
+func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) error {
+	log := l.log
+	cfg := plan.DurableConfig(o, p)
 
-	if err := durable.MakeDir(o.State); err != nil {
+	if err := durable.MakeDir(o.Budget.State); err != nil {
 		return stateError(o, log, err)
 	}
-	fl, err := durable.Lock(o.State)
+	fl, err := durable.Lock(o.Budget.State)
 	if err != nil {
 		return stateError(o, log, err)
 	}
@@ -95,8 +40,9 @@ func runDurable(ctx context.Context, o *Options, p *plan) error {
 	}
 	dirty := false
 	if st != nil && st.Identity != cfg.Identity {
-		log.event("new_sequence", fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", o.State, strings.Join(st.Command, " ")),
-			map[string]any{"previous_command": st.Command, "previous_status": st.Status})
+		log.Event(sinks.StateEvent{Retry: "new_sequence",
+			Message:         fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", o.Budget.State, strings.Join(st.Command, " ")),
+			PreviousCommand: slices.Clone(st.Command), PreviousStatus: string(st.Status)})
 		st = nil
 	}
 	if st == nil {
@@ -104,8 +50,8 @@ func runDurable(ctx context.Context, o *Options, p *plan) error {
 	}
 	if st.Recover(cfg) {
 		dirty = true
-		log.event("unfinished", fmt.Sprintf("attempt %d did not finish (retry was killed or crashed); it counts", st.Attempts),
-			map[string]any{"attempt": st.Attempts})
+		log.Event(sinks.StateEvent{Retry: "unfinished", Attempt: st.Attempts,
+			Message: fmt.Sprintf("attempt %d did not finish (retry was killed or crashed); it counts", st.Attempts)})
 	}
 	now := time.Now()
 	before := st.Status
@@ -121,13 +67,15 @@ func runDurable(ctx context.Context, o *Options, p *plan) error {
 		}
 		if verdict == durable.NotDue {
 			due := st.NextDue
-			log.event("not_due", fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", attemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(stateTime), formatDuration(due.Sub(now))),
-				map[string]any{"attempt": st.Attempts + 1, "due": due.UTC().Format(time.RFC3339Nano), "due_in_ms": due.Sub(now).Milliseconds()})
-			return &exitError{code: exitTempFail}
+			dueIn := due.Sub(now).Milliseconds()
+			log.Event(sinks.StateEvent{Retry: "not_due", Attempt: st.Attempts + 1, Due: due.UTC().Format(time.RFC3339Nano), DueInMS: &dueIn,
+				Message: fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", human.AttemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(human.StateTime), human.Duration(due.Sub(now)))})
+			return &exit.Error{Code: exit.TempFail}
 		}
-		log.event("ended", fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, plural(st.Attempts, "attempt"), o.State),
-			map[string]any{"status": st.Status, "reason": st.Reason, "attempts": st.Attempts, "exit_code": st.Exit})
-		return exitFor(st.Exit)
+		exitCode := st.Exit
+		log.Event(sinks.StateEvent{Retry: "ended", Status: string(st.Status), Reason: st.Reason, Attempts: st.Attempts, ExitCode: &exitCode,
+			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), o.Budget.State)})
+		return exit.For(st.Exit)
 	}
 
 	previous := st.Previous()
@@ -135,13 +83,13 @@ func runDurable(ctx context.Context, o *Options, p *plan) error {
 	if err := fl.Write(st); err != nil {
 		return stateError(o, log, err)
 	}
-	p.strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
-	out, code := execute(ctx, o, p, log)
+	p.Strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
+	out, code := execute(ctx, o, p, l, proc)
 
 	last := out.Last()
 	var entry durable.Entry
 	if last != nil {
-		entry = durable.EntryOf(last, resultText(last))
+		entry = durable.EntryOf(last, human.Result(last))
 	} else { // the bucket or a signal stopped it before the attempt
 		entry = durable.NotStarted(n, now)
 	}
@@ -156,26 +104,26 @@ func runDurable(ctx context.Context, o *Options, p *plan) error {
 	}
 	if st.Finish(ended, entry, end, giveUpCode, reason) {
 		if err := fl.Remove(); err != nil {
-			log.warn("--state %s: the sequence succeeded, but its state cannot be removed: %v", o.State, err)
+			l.lines.Warn("--state %s: the sequence succeeded, but its state cannot be removed: %v", o.Budget.State, err)
 		}
 	} else if err := fl.Write(st); err != nil {
-		log.warn("--state %s: the outcome of attempt %d cannot be recorded: %v", o.State, n, err)
+		l.lines.Warn("--state %s: the outcome of attempt %d cannot be recorded: %v", o.Budget.State, n, err)
 	}
 	if end == durable.Stopped && st.Status.Terminal() {
 		code = st.Exit
 	}
-	writeReportOrWarn(o, p, out, code, log)
-	return exitFor(code)
+	writeReportOrWarn(o, p, out, code, l)
+	return exit.For(code)
 }
 
 // durableEnd says how out ends this invocation, and why, in one line.
-func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End, string) {
+func durableEnd(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) (durable.End, string) {
 	last := out.Last()
 	what := ""
 	if last != nil {
-		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, resultText(last), last.Decision.Directive)
+		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, human.Result(last), last.Decision.Directive)
 		if last.Decision.Directive != 0 {
-			what += " [" + decidedBy(last.Decision) + "]"
+			what += " [" + human.DecidedBy(last.Decision) + "]"
 		}
 	}
 	switch out.End {
@@ -194,8 +142,8 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 		return durable.GaveUp, "max attempts exceeded; last " + what
 	case runner.EndDeadline:
 		msg := "time budget exceeded"
-		if p.strategy.MaxTime > 0 {
-			msg += " (--max-time " + formatDuration(p.strategy.MaxTime) + " since the first attempt)"
+		if p.Strategy.MaxTime > 0 {
+			msg += " (--max-time " + human.Duration(p.Strategy.MaxTime) + " since the first attempt)"
 		}
 		if what != "" {
 			msg += "; last " + what
@@ -205,36 +153,19 @@ func durableEnd(o *Options, p *plan, out *runner.Outcome, code int) (durable.End
 	return durable.GaveUp, fmt.Sprintf("%v; last %s", out.Err, what)
 }
 
-// attemptCount is how many attempts out counts: the number of its last
-// attempt, which with --state is the sequence's count across invocations.
-func attemptCount(out *runner.Outcome) int {
-	if last := out.Last(); last != nil {
-		return last.Number
-	}
-	return 0
-}
-
-// attemptOf names attempt n of max: "3/5", or "3" when unlimited.
-func attemptOf(n, max int) string {
-	if max > 0 {
-		return fmt.Sprintf("%d/%d", n, max)
-	}
-	return fmt.Sprint(n)
-}
-
 // stateError maps what Lock, Read and Write return: busy is exit 75 at
 // once; anything else is retry's own error, nothing run (125).
-func stateError(o *Options, log *logger, err error) error {
+func stateError(o *plan.Options, log sinks.Log, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
 	switch {
 	case errors.Is(err, durable.ErrBusy):
-		log.event("busy", fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", o.State), nil)
-		return &exitError{code: exitTempFail}
+		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", o.Budget.State)})
+		return &exit.Error{Code: exit.TempFail}
 	case errors.As(err, &corrupt):
-		return usageError("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", o.State, err, o.State)
+		return exit.Usagef("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", o.Budget.State, err, o.Budget.State)
 	case errors.As(err, &refused):
-		return usageError("--state %v", err)
+		return exit.Usagef("--state %v", err)
 	}
-	return usageError("--state %s: %v", o.State, err)
+	return exit.Usagef("--state %s: %v", o.Budget.State, err)
 }

@@ -114,12 +114,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(b)]
 }
-
-// valueProblem says what a flag accepts when its value is refused; for
-// booleans, instead of strconv's "parsing "yes": invalid syntax".
-func valueProblem(v pflag.Value, err error) error {
-	if v.Type() == "bool" {
-		return errors.New("want true or false (or 1, 0, t, f)")
-	}
-	return err
-}

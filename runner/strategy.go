@@ -59,9 +59,10 @@ type Result struct {
 	// Release drops what the attempt kept (its stdout); the strategy calls
 	// it when a later attempt supersedes this one. nil: nothing to release.
 	Release func()
-	// Info is source-specific detail for logs and the report (HTTP status
-	// line and headers, redacted).
-	Info map[string]string
+	// Exchange is what the attempt exchanged with the other end, for -v,
+	// the JSON log and the report (redacted); nil when the source has
+	// nothing to say (a command).
+	Exchange *Exchange
 	// Warnings are problems of the attempt that do not change its outcome
 	// (processes the sweep could not end); the log prints them.
 	Warnings []string

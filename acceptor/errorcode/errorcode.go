@@ -30,6 +30,19 @@ var (
 
 	// kubectl: Error from server (NotFound): pods "x" not found
 	kubectlErrorLine = lazyRegexp(`Error from server \(([A-Za-z][A-Za-z0-9]*)\)(?::\s*(.*))?`)
+	// kubectl's other error lines that carry a cause (kubernetes/kubectl
+	// pkg/cmd/util/helpers.go, checkErr and StandardErrorMessage): a 401
+	// is not "Error from server (Unauthorized)" but
+	//   error: You must be logged in to the server (MESSAGE)
+	// a kind or resource the server does not serve (a CRD not installed):
+	//   error: the server doesn't have a resource type "widgets"[ in group …]
+	//   … no matches for kind "Widget" in version "example.com/v1"
+	// and a refused connection to the API server:
+	//   The connection to the server HOST:PORT was refused - did you specify the right host or port?
+	kubectlLoginLine      = lazyRegexp(`^error: You must be logged in to the server \((.*)\)\s*$`)
+	kubectlNoResourceLine = lazyRegexp(`^error: (the server doesn't have a resource type .*?)\s*$`)
+	kubectlNoKindLine     = lazyRegexp(`(no matches for kind ".*" in version ".*?")`)
+	kubectlRefusedLine    = lazyRegexp(`^(The connection to the server \S+ was refused) - did you specify the right host or port\?\s*$`)
 
 	// gcloud: ERROR: (gcloud.compute.instances.describe) REST OF LINE
 	gcloudErrorLine = lazyRegexp(`^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`)
@@ -85,7 +98,13 @@ var grpcCodes = [...]string{
 //     a line with "Code" and "Message" (also {"Error": {"Code": …}} and the
 //     JSON bodies ParseHTTPError knows); --cli-error-format yaml and the
 //     Azure CLI: a "Code: CODE" line, with a "Message: MSG" line next to it.
-//   - kubectl: "Error from server (CODE): MSG".
+//   - kubectl: "Error from server (CODE): MSG", CODE the Kubernetes
+//     StatusReason (NotFound, Forbidden, ServiceUnavailable, …); and its
+//     lines without one: "error: You must be logged in to the server (MSG)"
+//     gives Unauthorized, "error: the server doesn't have a resource type
+//     …" NoResourceMatch, "no matches for kind … in version …" NoKindMatch,
+//     "The connection to the server HOST was refused - …"
+//     ConnectionRefused.
 //   - gcloud: "ERROR: (gcloud.…) CODE: MSG" for canonical codes (NOT_FOUND,
 //     PERMISSION_DENIED, …); "HTTPError 404: MSG", "ResponseError: code=404"
 //     and "HttpError accessing …'status': '404'" give the status as the
@@ -200,6 +219,9 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
+	if code, message, ok := parseKubectlLine(line); ok {
+		return code, message, true
+	}
 	if bytes.HasPrefix(line, []byte("ERROR: (")) {
 		if m := gcloudErrorLine().FindSubmatch(line); m != nil {
 			return p.parseGcloud(l, m[1])
@@ -231,6 +253,41 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 	if bytes.HasPrefix(line, []byte("HTTP ")) {
 		if m := ghPrefix().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
+		}
+	}
+	return "", "", false
+}
+
+// The codes ParseCommandError gives kubectl's error lines that have no
+// "(REASON)": named after the Kubernetes StatusReason kubectl turned into
+// words (Unauthorized), or after the apimachinery error it printed
+// (meta.NoResourceMatchError, meta.NoKindMatchError).
+const (
+	codeUnauthorized      = "Unauthorized"
+	codeNoResourceMatch   = "NoResourceMatch"
+	codeNoKindMatch       = "NoKindMatch"
+	codeConnectionRefused = "ConnectionRefused"
+)
+
+// parseKubectlLine reads kubectl's error lines that carry a cause without
+// "Error from server (REASON)".
+func parseKubectlLine(line []byte) (code, message string, ok bool) {
+	switch {
+	case bytes.HasPrefix(line, []byte("error: You must be logged in")):
+		if m := kubectlLoginLine().FindSubmatch(line); m != nil {
+			return codeFound(codeUnauthorized, string(m[1]))
+		}
+	case bytes.HasPrefix(line, []byte("error: the server doesn't have a resource type ")):
+		if m := kubectlNoResourceLine().FindSubmatch(line); m != nil {
+			return codeFound(codeNoResourceMatch, string(m[1]))
+		}
+	case bytes.Contains(line, []byte("no matches for kind ")):
+		if m := kubectlNoKindLine().FindSubmatch(line); m != nil {
+			return codeFound(codeNoKindMatch, string(m[1]))
+		}
+	case bytes.HasPrefix(line, []byte("The connection to the server ")):
+		if m := kubectlRefusedLine().FindSubmatch(line); m != nil {
+			return codeFound(codeConnectionRefused, string(m[1]))
 		}
 	}
 	return "", "", false

@@ -93,6 +93,35 @@ func TestParseCommandError(t *testing.T) {
 		{"kubectl colours",
 			"\x1b[31mError from server (TooManyRequests)\x1b[0m: the server has received too many requests\n",
 			"TooManyRequests", "the server has received too many requests"},
+		// kubectl 1.32's stderr, recorded against an API server stub
+		// (kubeapi_test.go) answering 401, 503, 429, an unknown resource
+		// type, and a refused connection.
+		{"kubectl unauthorized",
+			"error: You must be logged in to the server (Unauthorized)\n",
+			"Unauthorized", "Unauthorized"},
+		{"kubectl unauthorized after discovery",
+			"E1125 13:08:32.196318   12102 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: the server has asked for the client to provide credentials\"\n" +
+				"error: You must be logged in to the server (the server has asked for the client to provide credentials)\n",
+			"Unauthorized", "the server has asked for the client to provide credentials"},
+		{"kubectl service unavailable",
+			"Error from server (ServiceUnavailable): the server is currently unable to handle the request\n",
+			"ServiceUnavailable", "the server is currently unable to handle the request"},
+		{"kubectl throttled",
+			"Error from server (TooManyRequests): the server has received too many requests and has asked us to try again later\n",
+			"TooManyRequests", "the server has received too many requests and has asked us to try again later"},
+		{"kubectl no resource type",
+			"error: the server doesn't have a resource type \"widgets\"\n",
+			"NoResourceMatch", `the server doesn't have a resource type "widgets"`},
+		{"kubectl no resource type in group",
+			"error: the server doesn't have a resource type \"widgets\" in group \"example.com\"\n",
+			"NoResourceMatch", `the server doesn't have a resource type "widgets" in group "example.com"`},
+		{"kubectl no kind",
+			"error: resource mapping not found for name: \"w\" namespace: \"\" from \"w.yaml\": no matches for kind \"Widget\" in version \"example.com/v1\"\nensure CRDs are installed first\n",
+			"NoKindMatch", `no matches for kind "Widget" in version "example.com/v1"`},
+		{"kubectl connection refused",
+			"E1125 13:08:32.196318   12102 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: Get \\\"http://127.0.0.1:1/api?timeout=32s\\\": dial tcp 127.0.0.1:1: connect: connection refused\"\n" +
+				"The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n",
+			"ConnectionRefused", "The connection to the server 127.0.0.1:1 was refused"},
 
 		// gcloud.
 		{"gcloud NOT_FOUND",

@@ -137,7 +137,11 @@ func (an *analyzer) needOf(src string) (n *need) {
 			n = an.full
 		}
 	}()
-	ast, err := jmespath.NewParser().Parse(src)
+	fixed, err := fixSource(src)
+	if err != nil {
+		return an.full
+	}
+	ast, err := jmespath.NewParser().Parse(fixed.lexical)
 	if err != nil {
 		return an.full
 	}

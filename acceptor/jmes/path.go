@@ -133,6 +133,11 @@ func (m *PathMatch) SetScope(s Scope) { m.scope = s }
 // Expression returns the JMESPath expression as written.
 func (m *PathMatch) Expression() string { return m.expr.src }
 
+// Warnings says, one line each, where the expression uses a deprecated
+// syntax that is read anyway (a bare word in backquotes, `Ready`, read as
+// the string "Ready").
+func (m *PathMatch) Warnings() []string { return m.expr.warnings }
+
 // Mode returns the matcher's mode.
 func (m *PathMatch) Mode() PathMode { return m.mode }
 
@@ -343,13 +348,18 @@ func jsonEqual(a, b any) bool {
 type jmesExpr struct {
 	src string
 	jp  *jmespath.JMESPath
+	// warnings says where src was read differently from what the library
+	// reads (see fixSource).
+	warnings []string
 }
 
 // maxExprLen bounds an expression: the parser recurses once per nesting
 // level, so a huge one could exhaust the stack.
 const maxExprLen = 64 << 10
 
-// compileJMESPath compiles src. Unlike jmespath.Compile it never panics
+// compileJMESPath compiles src as the JMESPath specification reads it
+// (fixSource says where the library reads it otherwise). Unlike
+// jmespath.Compile it never panics
 // (the library does on some inputs, `a\u0080` among them), refuses an empty
 // expression, and checks function names and argument counts now rather
 // than at the first evaluation (`lenght(a)`, `@(a)` and `length(a, b)`
@@ -366,18 +376,22 @@ func compileJMESPath(src string) (e *jmesExpr, err error) {
 			e, err = nil, fmt.Errorf("invalid JMESPath expression %q: the parser failed (%v)", src, r)
 		}
 	}()
-	ast, err := jmespath.NewParser().Parse(src)
+	fixed, err := fixSource(src)
+	if err != nil {
+		return nil, err
+	}
+	ast, err := jmespath.NewParser().Parse(fixed.lexical)
 	if err != nil {
 		return nil, jmesSyntaxError(src, err)
 	}
 	if err := checkFunctions(ast); err != nil {
 		return nil, fmt.Errorf("invalid JMESPath expression %q: %v", src, err)
 	}
-	jp, err := jmespath.Compile(src)
+	jp, err := jmespath.Compile(fixed.program)
 	if err != nil {
 		return nil, jmesSyntaxError(src, err)
 	}
-	return &jmesExpr{src: src, jp: jp}, nil
+	return &jmesExpr{src: src, jp: jp, warnings: fixed.warnings}, nil
 }
 
 // jmesSyntaxError words a parse error of src, with its offset.

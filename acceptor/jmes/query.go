@@ -29,10 +29,15 @@ func NewQuery(expr string) (*Query, error) {
 // Expression returns the expression as written.
 func (q *Query) Expression() string { return q.expr.src }
 
+// Warnings says, one line each, where the expression uses a deprecated
+// syntax that is read anyway (a bare word in backquotes, `Ready`, read as
+// the string "Ready").
+func (q *Query) Warnings() []string { return q.expr.warnings }
+
 // apply evaluates the query on doc (a document as acceptor.DecodeJSON returns
 // one) and writes the result as compact JSON followed by a newline: object
 // keys sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
-// result that JSON cannot hold (NaN from avg([]), an expression reference)
+// result that JSON cannot hold (+Inf from an overflowing sum(), an expression reference)
 // and a JMESPath runtime error are errors; so is a failure inside the
 // JMESPath library.
 func (q *Query) apply(doc any) ([]byte, error) {
@@ -54,7 +59,7 @@ func (q *Query) apply(doc any) ([]byte, error) {
 // stdout is {}), building only the parts of the document the expression
 // can reach, and writes the result as compact JSON followed by a newline:
 // object keys sorted, nothing HTML-escaped, numbers as encoding/json writes
-// them. A result that JSON cannot hold (NaN from avg([]), an expression
+// them. A result that JSON cannot hold (+Inf from an overflowing sum(), an expression
 // reference) and a JMESPath runtime error are errors; so is a failure
 // inside the JMESPath library. Stdout that is not JSON is an error
 // wrapping acceptor.ErrNotJSON.

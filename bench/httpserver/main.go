@@ -20,7 +20,7 @@ func main() {
 	fmt.Printf("http://%s\n", l.Addr())
 	os.Stdout.Close()
 	zeros := make([]byte, 1<<20)
-	http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	err = http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/big":
 			w.Header().Set("Content-Length", strconv.Itoa(1<<30))
@@ -32,7 +32,9 @@ func main() {
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusInternalServerError)
-			w.Write([]byte(`{"message":"internal error"}`))
+			_, _ = w.Write([]byte(`{"message":"internal error"}`)) // a client gone is the client's end
 		}
 	}))
+	fmt.Fprintln(os.Stderr, err) // the listener failed
+	os.Exit(1)
 }

@@ -75,17 +75,17 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/api":
 		if s.admit() {
-			w.Write([]byte("ok\n"))
+			_, _ = w.Write([]byte("ok\n")) // a client gone is the client's end (and so below)
 			return
 		}
 		if s.profile == "503" {
 			w.WriteHeader(http.StatusServiceUnavailable)
-			w.Write([]byte("service unavailable\n"))
+			_, _ = w.Write([]byte("service unavailable\n"))
 			return
 		}
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 		w.WriteHeader(http.StatusTooManyRequests)
-		w.Write([]byte(`{"__type":"ThrottlingException","message":"Rate exceeded"}`))
+		_, _ = w.Write([]byte(`{"__type":"ThrottlingException","message":"Rate exceeded"}`))
 	case "/stats":
 		s.mu.Lock()
 		span := s.lastSeen.Sub(s.first).Seconds()
@@ -93,7 +93,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if span > 0 {
 			rps = float64(s.requests) / span
 		}
-		json.NewEncoder(w).Encode(map[string]any{"requests": s.requests, "successes": s.oks, "rps": rps})
+		_ = json.NewEncoder(w).Encode(map[string]any{"requests": s.requests, "successes": s.oks, "rps": rps})
 		s.mu.Unlock()
 	case "/timeline":
 		s.mu.Lock()
@@ -130,5 +130,7 @@ func main() {
 	}
 	fmt.Printf("http://%s\n", l.Addr())
 	os.Stdout.Close()
-	http.Serve(l, s)
+	err = http.Serve(l, s)
+	fmt.Fprintln(os.Stderr, err) // the listener failed
+	os.Exit(1)
 }

@@ -147,7 +147,7 @@ type Scope struct {
 	key      string
 	capacity int
 	reserve  int
-	// clock, in tests only, replaces the server's TIME.
+	// clock, when set (SetClock, tests), replaces the server's TIME.
 	clock func() time.Time
 }
 
@@ -163,6 +163,12 @@ func (c *Client) Scope(name string, capacity int) (*Scope, error) {
 	}
 	return &Scope{c: c, name: name, key: KeyPrefix + name, capacity: capacity}, nil
 }
+
+// SetClock makes the scope's scripts use now() instead of the server's
+// TIME, for tests that control time (nil: the server's TIME again). The
+// time is sent with each call, so every process sharing the scope must use
+// the same clock.
+func (s *Scope) SetClock(now func() time.Time) { s.clock = now }
 
 // SetReserve makes every Take of s leave n tokens in the bucket after
 // paying (bucket.WaitReserve for --when-empty wait); 0 spends it all.

@@ -68,7 +68,7 @@ func testScope(t *testing.T, u *URL, name string, now *time.Time) *Scope {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.clock = func() time.Time { return *now }
+	s.SetClock(func() time.Time { return *now })
 	return s
 }
 

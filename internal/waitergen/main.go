@@ -87,7 +87,9 @@ func run(out string) error {
 		if err != nil {
 			return err
 		}
-		zw.Write(m.data)
+		if _, err := zw.Write(m.data); err != nil {
+			return err
+		}
 		if err := zw.Close(); err != nil {
 			return err
 		}

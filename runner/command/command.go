@@ -78,8 +78,9 @@ type StartError struct {
 	// ENOEXEC, …), possibly wrapped with detail (a bad interpreter, a
 	// working directory that cannot be entered).
 	Err error
-	// Code is the exit status a shell would give: 127 when the command does
-	// not exist, 126 when it exists but cannot be executed.
+	// Code is the exit status a shell would give: 127 when the command, or
+	// the interpreter its #! line names, does not exist; 126 when it exists
+	// but cannot be executed.
 	Code int
 }
 
@@ -382,7 +383,17 @@ func (p *pump) idle() bool { return !p.started && !p.eof }
 func (p *pump) run() {
 	defer close(p.done)
 	buf := *p.buf
+	rc, _ := p.r.SyscallConn()
 	for {
+		if max := p.spliceMax(); max > 0 && rc != nil {
+			n, ok, err := p.keep.SpliceFrom(rc, max)
+			if ok {
+				if !p.spliced(n, err) {
+					return
+				}
+				continue
+			}
+		}
 		n, err := p.r.Read(buf)
 		if n > 0 {
 			p.take(buf[:n])
@@ -391,6 +402,54 @@ func (p *pump) run() {
 			return // EOF, or the drain deadline passed
 		}
 	}
+}
+
+// spliceChunk is the most a pump moves with one splice(2) into a spill file.
+const spliceChunk = 1 << 20
+
+// spliceMax is how much the pump may move from its pipe straight into its
+// kept stream's spill file (Capture.SpliceFrom), 0 when the bytes must pass
+// through take: they go to a live destination too, the stream is not kept
+// or is dropped, or a bound of the attempt is near (take then fails the
+// attempt exactly as it would have).
+func (p *pump) spliceMax() int {
+	if p.keep == nil || p.live != nil || p.dropKeep {
+		return 0
+	}
+	max := int64(spliceChunk)
+	if g := p.guard; g != nil {
+		if g.kept > 0 {
+			max = min(max, g.kept-p.keep.Size())
+		}
+		if g.limit > 0 {
+			max = min(max, g.limit-g.output.Load())
+		}
+	}
+	return int(max)
+}
+
+// spliced accounts for n bytes moved into the spill file, or the error of
+// the move, and reports whether the pipe is to be read on.
+func (p *pump) spliced(n int, err error) bool {
+	if n > 0 {
+		p.total += int64(n)
+		if p.guard != nil && !p.guard.count(n) {
+			p.dropKeep = true
+		}
+	}
+	switch {
+	case err != nil && p.keep.Err() != nil:
+		// The spill file could not be written: the stream cannot be kept
+		// whole. The pipe is still read to its end (take drops it).
+		p.dropKeep = true
+		if p.guard != nil {
+			p.guard.fail(&output.StreamError{Stream: p.name, Keeping: true, Err: err})
+		}
+		return true
+	case err != nil:
+		return false // the drain deadline passed
+	}
+	return n > 0 // 0: the pipe is at its end
 }
 
 // take hands what was read to the pump's destinations. A write error on
@@ -439,7 +498,9 @@ func (p *pump) finish(drain time.Duration) {
 		return
 	default:
 	}
-	p.r.SetReadDeadline(time.Now().Add(drain))
+	// r was made non-blocking, so the poller has it and it takes a
+	// deadline: the error (os.ErrNoDeadline) cannot come.
+	_ = p.r.SetReadDeadline(time.Now().Add(drain))
 	<-p.done
 }
 
@@ -518,6 +579,8 @@ func IsTerminal(f *os.File) bool {
 		return false
 	}
 	tty := false
-	rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) })
+	if err := rc.Control(func(fd uintptr) { tty = term.IsTerminal(int(fd)) }); err != nil {
+		return false // closed
+	}
 	return tty
 }

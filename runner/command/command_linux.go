@@ -282,3 +282,13 @@ func Reraise(sig syscall.Signal) {
 	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
 	unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 }
+
+// stdoutChunk is the size of the stdout pump's reads.
+const stdoutChunk = 256 << 10
+
+// growPipe asks the kernel to let the pipe fd holds grow to 1 MiB (the
+// unprivileged maximum, /proc/sys/fs/pipe-max-size) instead of 64 KiB: a
+// command writing a lot then wakes retry up for a sixteenth as many reads.
+// When the kernel refuses (the user's pipe buffers are over their limit)
+// the pipe stays as it is.
+func growPipe(fd int) { _, _ = unix.FcntlInt(uintptr(fd), unix.F_SETPIPE_SZ, 1<<20) }

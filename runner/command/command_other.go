@@ -77,3 +77,9 @@ func Reraise(sig syscall.Signal) {
 	syscall.Kill(syscall.Getpid(), sig)
 	time.Sleep(time.Second)
 }
+
+// stdoutChunk is the size of the stdout pump's reads.
+const stdoutChunk = 64 << 10
+
+// growPipe does nothing: pipes cannot be resized here.
+func growPipe(fd int) {}

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
@@ -278,7 +279,7 @@ func TestExitStatus(t *testing.T) {
 			msg: filepath.Join(dir, "adir") + ": is a directory"},
 		{name: "relative to Dir", cmd: &Command{Argv: []string{"./adir"}, Dir: dir}, code: 126, notStarted: true,
 			msg: "./adir: is a directory"},
-		{name: "bad interpreter", cmd: &Command{Argv: []string{filepath.Join(dir, "badinterp")}}, code: 126, notStarted: true,
+		{name: "bad interpreter", cmd: &Command{Argv: []string{filepath.Join(dir, "badinterp")}}, code: 127, notStarted: true,
 			msg: filepath.Join(dir, "badinterp") + ": /no/such/interpreter: bad interpreter: no such file or directory"},
 		{name: "exec format", cmd: &Command{Argv: []string{filepath.Join(dir, "garbage")}}, code: 126, notStarted: true,
 			msg: filepath.Join(dir, "garbage") + ": exec format error"},
@@ -335,6 +336,47 @@ func TestCommandAttemptKind(t *testing.T) {
 	r = skipped.Attempt(ctx, 1, 1)
 	if r.Kind != acceptor.CommandAttempt || r.HasExitCode() || !r.Skipped || r.Stopped != runner.ErrDeadline {
 		t.Fatalf("done context: kind %v, has exit code %v, skipped %v, stopped %v", r.Kind, r.HasExitCode(), r.Skipped, r.Stopped)
+	}
+}
+
+// A command that cannot run fails at once: the run loop with the fallbacks
+// of retry run makes one attempt of the five it may make, sleeps for no
+// retry, and ends in failure with the status a shell gives (127 not found,
+// 126 not executable) — whether the source could not start it or a shell
+// (--shell) reported it.
+func TestCannotRunFailsAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(filepath.Join(dir, "notexec"), "#!/bin/sh\necho hi\n")
+	for _, tt := range []struct {
+		name       string
+		cmd        *Command
+		code       int
+		notStarted bool
+	}{
+		{"not found", &Command{Argv: []string{"no-such-command-xyz"}}, 127, true},
+		{"missing path", &Command{Argv: []string{filepath.Join(dir, "missing")}}, 127, true},
+		{"not found by the shell", sh("no-such-command-xyz"), 127, false},
+		{"not executable", &Command{Argv: []string{filepath.Join(dir, "notexec")}}, 126, true},
+		{"not executable by the shell", sh(filepath.Join(dir, "notexec")), 126, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			defer tt.cmd.Close()
+			s := &runner.Strategy{MaxAttempts: 5, Chain: &acceptor.Chain{Fallback: acceptor.RunFallback},
+				Backoff: backoff.Func(func(backoff.Step, backoff.Rand) time.Duration { return 0 }),
+				Sleep: func(_ context.Context, d time.Duration) error {
+					t.Errorf("slept %v before a retry", d)
+					return nil
+				}}
+			out := s.Run(t.Context(), tt.cmd)
+			if out.End != runner.EndFailure || len(out.Attempts) != 1 {
+				t.Fatalf("End %v after %d attempts, want %v after 1", out.End, len(out.Attempts), runner.EndFailure)
+			}
+			last := out.Last()
+			if a := last.Result.Attempt; a.ExitCode != tt.code || a.NotStarted != tt.notStarted || last.Decision.Directive != acceptor.Fail || last.Retried {
+				t.Errorf("exit %d, not started %v, directive %v, retried %v; want %d, %v, %v, false",
+					a.ExitCode, a.NotStarted, last.Decision.Directive, last.Retried, tt.code, tt.notStarted, acceptor.Fail)
+			}
+		})
 	}
 }
 

@@ -207,7 +207,16 @@ func (p *pump) start() {
 	}
 	p.r = f
 	if len(*p.buf) == 0 {
-		*p.buf = make([]byte, feedChunk)
+		size := feedChunk
+		if p.name == "stdout" {
+			// A command's stdout can be large: fewer, larger reads, from a
+			// pipe the kernel lets grow (growPipe).
+			size = stdoutChunk
+			growPipe(p.fd)
+		}
+		*p.buf = make([]byte, size)
+	} else if p.name == "stdout" {
+		growPipe(p.fd)
 	}
 	go p.run()
 }
@@ -315,9 +324,10 @@ func startError(name, path, dir string, err error) *StartError {
 		if _, serr := os.Stat(inDir(dir, path)); serr != nil {
 			return &StartError{Name: name, Err: errno, Code: 127}
 		}
-		// The file is there: its interpreter is not.
+		// The file is there: its interpreter is not, which is "not found"
+		// (127) for sh, bash, env and timeout too.
 		if interp := shebang(inDir(dir, path)); interp != "" {
-			return &StartError{Name: name, Err: fmt.Errorf("%s: bad interpreter: %w", interp, errno), Code: 126}
+			return &StartError{Name: name, Err: fmt.Errorf("%s: bad interpreter: %w", interp, errno), Code: 127}
 		}
 	}
 	return &StartError{Name: name, Err: errno, Code: 126}
@@ -364,9 +374,9 @@ type process struct {
 // reaped, so its pid (the group's id) cannot have been reused.
 func (p *process) send(sig syscall.Signal) {
 	if p.group {
-		syscall.Kill(-p.pid, sig)
+		kill(-p.pid, sig)
 	} else {
-		syscall.Kill(p.pid, sig)
+		kill(p.pid, sig)
 	}
 }
 
@@ -532,7 +542,7 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 		switch {
 		case killing:
 			if groupLive {
-				syscall.Kill(-p.pid, syscall.SIGKILL)
+				kill(-p.pid, syscall.SIGKILL)
 			}
 			for _, kid := range kids {
 				signalKid(st, kid, syscall.SIGKILL)
@@ -542,8 +552,8 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			}
 		default:
 			if groupLive && !groupTermed {
-				syscall.Kill(-p.pid, syscall.SIGTERM)
-				syscall.Kill(-p.pid, syscall.SIGCONT)
+				kill(-p.pid, syscall.SIGTERM)
+				kill(-p.pid, syscall.SIGCONT)
 				groupTermed = true
 			}
 			for _, kid := range kids {
@@ -569,8 +579,10 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			}
 		}
 		for _, kid := range kids {
+			// Reap it if it is ours and has exited; one that is not
+			// ours (ECHILD) or still runs is looked at in the next pass.
 			var ws syscall.WaitStatus
-			syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
+			_, _ = syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 		}
 		groupLive = p.group && groupAlive(p.pid, polls > 3)
 		if st.subreaper {
@@ -638,19 +650,25 @@ func liveProcess(pid int) bool {
 	return true
 }
 
+// kill sends sig to pid, a process group when negative. It does not say
+// whether the signal went out: the target may be gone already (ESRCH), and
+// what matters is what is alive afterwards, which the callers look at
+// (groupAlive, children) rather than trusting a signal sent.
+func kill(pid int, sig syscall.Signal) { _ = syscall.Kill(pid, sig) }
+
 // signalKid signals one of retry's orphaned children and, when it leads a
 // process group of its own (it called setsid or setpgid), that group.
 func signalKid(st *commandState, kid int, sig syscall.Signal) {
-	syscall.Kill(kid, sig)
+	kill(kid, sig)
 	pg, err := syscall.Getpgid(kid)
 	leads := err == nil && pg == kid && pg != st.pgid
 	if leads {
-		syscall.Kill(-pg, sig)
+		kill(-pg, sig)
 	}
 	if sig != syscall.SIGKILL {
-		syscall.Kill(kid, syscall.SIGCONT)
+		kill(kid, syscall.SIGCONT)
 		if leads {
-			syscall.Kill(-pg, syscall.SIGCONT)
+			kill(-pg, syscall.SIGCONT)
 		}
 	}
 }

@@ -192,6 +192,10 @@ func (c *Capture) memTail() []byte {
 	return out
 }
 
+// Err returns the error the Capture keeps: a write to its spill file that
+// failed, after which it holds no whole stream.
+func (c *Capture) Err() error { return c.err }
+
 // Size returns the number of bytes written.
 func (c *Capture) Size() int64 { return c.size }
 
@@ -282,15 +286,91 @@ func (c *Capture) Open() (io.ReadCloser, error) {
 	case c.err != nil:
 		return nil, c.err
 	}
-	return sectionCloser{io.NewSectionReader(c, 0, c.size)}, nil
+	return &reader{SectionReader: io.NewSectionReader(c, 0, c.size), c: c}, nil
 }
 
-// sectionCloser is what Open returns: an *io.SectionReader (so a reader can
-// ask its Size and ReadAt the end of the stream without reading it all)
-// whose Close does nothing.
-type sectionCloser struct{ *io.SectionReader }
+// reader is what Open returns: an *io.SectionReader (so a reader can ask its
+// Size and ReadAt the end of the stream without reading it all) whose Close
+// does nothing, and whose WriteTo lets io.Copy write the stream without
+// copying it through small buffers.
+type reader struct {
+	*io.SectionReader
+	c *Capture
+}
 
-func (sectionCloser) Close() error { return nil }
+func (*reader) Close() error { return nil }
+
+// copyBuffer is the size of the reads from the spill file when the kernel
+// cannot copy it: a few large reads rather than many of io.Copy's 32 KiB.
+const copyBuffer = 256 << 10
+
+// WriteTo writes the rest of the stream to w, as io.Copy asks it to. A
+// stream in its spill file is copied by the kernel when w is a file (a
+// pipe, a regular file, a terminal): sendfile(2) on Linux, so the bytes
+// never pass through retry's memory. Otherwise a stream in memory is
+// written block by block, with no copy, and a spilled one in reads of
+// copyBuffer.
+func (r *reader) WriteTo(w io.Writer) (int64, error) {
+	c := r.c
+	// An io.SectionReader's Seek fails only on a bad whence or a negative
+	// offset, neither of which comes here: its errors are not looked at.
+	off, _ := r.Seek(0, io.SeekCurrent)
+	size := r.Size()
+	switch {
+	case c.closed:
+		return 0, ErrCaptureClosed
+	case c.err != nil:
+		return 0, c.err
+	case off >= size:
+		return 0, nil
+	}
+	var written int64
+	if f, ok := w.(*os.File); ok && c.file != nil {
+		n, handled, err := sendFile(f, c.file, off, size-off)
+		written = n
+		_, _ = r.Seek(off+n, io.SeekStart)
+		if handled || err != nil {
+			return written, err
+		}
+		off += n
+	}
+	if c.file == nil {
+		for _, ch := range c.chunks {
+			if off >= int64(len(ch)) {
+				off -= int64(len(ch))
+				continue
+			}
+			n, err := w.Write(ch[off:])
+			written += int64(n)
+			_, _ = r.Seek(int64(n), io.SeekCurrent)
+			if err != nil {
+				return written, err
+			}
+			off = 0
+		}
+		return written, nil
+	}
+	buf := make([]byte, min(copyBuffer, size-off))
+	for off < size {
+		n, err := c.file.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			written += int64(m)
+			off += int64(m)
+			_, _ = r.Seek(off, io.SeekStart)
+			if werr != nil {
+				return written, werr
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF // the file is shorter than what was written to it
+			}
+			return written, err
+		}
+	}
+	return written, nil
+}
 
 // Close drops the memory and the temporary file. It is safe to call more
 // than once; later calls do nothing.

@@ -99,5 +99,5 @@ func FuzzRedactHeader(f *testing.F) {
 // checks them.
 var (
 	httpTokenRE   = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
-	headerValueRE = regexp.MustCompile("^[^\\x00-\\x08\\x0a-\\x1f\\x7f]*$")
+	headerValueRE = regexp.MustCompile(`^[^\x00-\x08\x0a-\x1f\x7f]*$`)
 )

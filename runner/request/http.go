@@ -18,13 +18,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -44,32 +42,6 @@ const maxRedirects = 10
 
 // errorBodyLimit is how much of an error body ParseHTTPError sees.
 const errorBodyLimit = 1 << 20
-
-// The keys of Result.Info for HTTP attempts. Values are redacted
-// (redact.URL, redact.Header).
-const (
-	// InfoMethod is the request method.
-	InfoMethod = "method"
-	// InfoURL is the request URL.
-	InfoURL = "url"
-	// InfoFinalURL is the URL of the response after redirects; absent
-	// when no redirect was followed.
-	InfoFinalURL = "final_url"
-	// InfoRedirects is how many redirects were followed; absent for 0.
-	InfoRedirects = "redirects"
-	// InfoStatus is the response's status line, "HTTP/1.1 503 Service
-	// Unavailable"; absent without a response.
-	InfoStatus = "status"
-	// InfoHeaders is the response's headers, one "Name: value" line per
-	// value, sorted by name, joined by "\n".
-	InfoHeaders = "headers"
-	// InfoRequestHeaders is the request's headers in the same form.
-	InfoRequestHeaders = "request_headers"
-	// InfoBodyBytes is the size of the response body read, in bytes.
-	InfoBodyBytes = "body_bytes"
-	// InfoError is the transport error, if any.
-	InfoError = "error"
-)
 
 // errTooManyRedirects ends an attempt that would follow one redirect more
 // than maxRedirects.
@@ -171,9 +143,9 @@ type HTTP struct {
 
 	client    *http.Client
 	transport *http.Transport
-	reqInfo   string
-	urlInfo   string
-	copyBuf   []byte // attempts run one at a time
+	reqHeader http.Header // the request's headers as the exchange shows them, redacted
+	urlShown  string      // the URL as the exchange shows it, redacted
+	copyBuf   []byte      // attempts run one at a time
 }
 
 // ConfigError is an invalid Config field; Flag names it the way the CLI
@@ -330,8 +302,8 @@ func New(cfg Config) (*HTTP, error) {
 			return nil
 		},
 	}
-	h.reqInfo = formatHTTPHeader(redact.Header(h.requestHeader()))
-	h.urlInfo = redact.URL(h.url)
+	h.reqHeader = redact.Header(h.requestHeader())
+	h.urlShown = redact.URL(h.url)
 	return h, nil
 }
 
@@ -389,11 +361,8 @@ func (h *HTTP) Close() error {
 // max are not used: the request is the same on every attempt.
 func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	a := &acceptor.Attempt{Kind: acceptor.HTTPAttempt}
-	res := &runner.Result{Attempt: a, Info: map[string]string{
-		InfoMethod:         h.method,
-		InfoURL:            h.urlInfo,
-		InfoRequestHeaders: h.reqInfo,
-	}}
+	x := &runner.Exchange{Method: h.method, URL: h.urlShown, RequestHeader: h.reqHeader}
+	res := &runner.Result{Attempt: a, Exchange: x}
 	fail := func(err error, transient bool) *runner.Result {
 		a.Failed = true
 		a.Err, a.Transient = err, transient
@@ -401,7 +370,7 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 			res.Stopped = context.Cause(ctx)
 			a.Err, a.Transient = res.Stopped, true
 		}
-		res.Info[InfoError] = a.Err.Error()
+		x.Error = a.Err.Error()
 		return res
 	}
 
@@ -431,15 +400,13 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	a.Status, a.Header = resp.StatusCode, resp.Header
 	a.Failed = resp.StatusCode < 200 || resp.StatusCode > 299
 	a.RetryAfter = parseRetryAfter(resp.Header, h.now())
-	res.Info[InfoStatus] = resp.Proto + " " + resp.Status
-	res.Info[InfoHeaders] = formatHTTPHeader(redact.Header(resp.Header))
+	x.Status = resp.Proto + " " + resp.Status
+	x.Header = redact.Header(resp.Header)
 	if resp.Request.Response != nil { // redirected
-		res.Info[InfoFinalURL] = redact.URL(resp.Request.URL.String())
-		hops := 0
+		x.FinalURL = redact.URL(resp.Request.URL.String())
 		for r := resp.Request; r.Response != nil; r = r.Response.Request {
-			hops++
+			x.Redirects++
 		}
-		res.Info[InfoRedirects] = strconv.Itoa(hops)
 	}
 
 	c := output.NewCapture(h.tempDir, h.spill, h.window)
@@ -461,10 +428,10 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	if err == nil && c.Size() > h.maxBody {
 		limit := &output.LimitError{Limit: h.maxBody, Kept: h.maxBody == output.DefaultMaxKeep}
 		a.Failed, a.Err = true, limit
-		res.Info[InfoError] = limit.Error()
+		x.Error = limit.Error()
 		return res
 	}
-	res.Info[InfoBodyBytes] = strconv.FormatInt(c.Size(), 10)
+	x.BodyRead, x.BodyBytes = true, c.Size()
 	if head != nil {
 		a.ErrorCode, a.ErrorMessage = errorcode.ParseHTTPError(resp.Header, head.buf)
 	}
@@ -587,22 +554,6 @@ func ValidHeaderValue(v string) bool {
 		}
 	}
 	return true
-}
-
-// formatHTTPHeader writes h as "Name: value" lines sorted by name.
-func formatHTTPHeader(h http.Header) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		for _, v := range h[k] {
-			if b.Len() > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(k)
-			b.WriteString(": ")
-			b.WriteString(v)
-		}
-	}
-	return b.String()
 }
 
 // headBuffer keeps the first limit bytes written to it and accepts the

@@ -249,8 +249,8 @@ func TestHTTPTransportErrors(t *testing.T) {
 				if !strings.Contains(a.Err.Error(), tt.errLike) {
 					t.Errorf("%s: error %q does not say %q", method, a.Err, tt.errLike)
 				}
-				if res.Info[InfoError] != a.Err.Error() {
-					t.Errorf("%s: Info error %q, want %q", method, res.Info[InfoError], a.Err)
+				if res.Exchange.Error != a.Err.Error() {
+					t.Errorf("%s: exchange error %q, want %q", method, res.Exchange.Error, a.Err)
 				}
 				if want := tt.unsafe && method == "POST"; a.RetryUnsafe != want {
 					t.Errorf("%s: RetryUnsafe %v, want %v", method, a.RetryUnsafe, want)
@@ -425,11 +425,11 @@ func TestHTTPRedirects(t *testing.T) {
 		if res.Err != nil || res.Status != 200 || httpStdout(t, res) != "arrived" {
 			t.Errorf("%d redirects: Err %v Status %d", n, res.Err, res.Status)
 		}
-		if got := res.Info[InfoRedirects]; got != strconv.Itoa(n) {
-			t.Errorf("%d redirects: Info redirects %q", n, got)
+		if got := res.Exchange.Redirects; got != n {
+			t.Errorf("%d redirects: exchange redirects %d", n, got)
 		}
-		if got := res.Info[InfoFinalURL]; got != srv.URL+"/r/0" {
-			t.Errorf("%d redirects: Info final_url %q", n, got)
+		if got := res.Exchange.FinalURL; got != srv.URL+"/r/0" {
+			t.Errorf("%d redirects: exchange final URL %q", n, got)
 		}
 	}
 	res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/11"}))
@@ -439,8 +439,8 @@ func TestHTTPRedirects(t *testing.T) {
 	if d, _ := acceptor.RunFallback(res.Attempt); d != acceptor.Fail {
 		t.Errorf("11 redirects: %v, want failure", d)
 	}
-	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/0"})); res.Info[InfoRedirects] != "" || res.Info[InfoFinalURL] != "" {
-		t.Errorf("no redirect: Info %v", res.Info)
+	if res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + "/r/0"})); res.Exchange.Redirects != 0 || res.Exchange.FinalURL != "" {
+		t.Errorf("no redirect: exchange %+v", res.Exchange)
 	}
 }
 
@@ -601,6 +601,106 @@ func TestHTTPBodyReplayedOnRedirect(t *testing.T) {
 	}
 }
 
+// A redirect to another origin does not carry the credentials, as curl
+// does: Authorization, Proxy-Authorization, Cookie and every header with a
+// secret-looking name stay behind; other headers and the Idempotency-Key
+// (a key for deduplication, not a credential) go along. A redirect within
+// the origin keeps them all.
+func TestHTTPRedirectStripsSecrets(t *testing.T) {
+	var mu sync.Mutex
+	landed := map[string]http.Header{} // by the path that redirected
+	land := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		landed[r.URL.Query().Get("from")] = r.Header.Clone()
+		mu.Unlock()
+		io.WriteString(w, "landed")
+	})
+	other := httptest.NewServer(land)
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/landed", land)
+	mux.HandleFunc("/to-other-port", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+"/landed?from=other-port", http.StatusFound)
+	})
+	mux.HandleFunc("/within", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/landed?from=within", http.StatusFound)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	mux.HandleFunc("/to-other-host", func(w http.ResponseWriter, r *http.Request) {
+		// The same server under another name: the host differs, the port not.
+		http.Redirect(w, r, fmt.Sprintf("http://localhost:%d/landed?from=other-host", port), http.StatusFound)
+	})
+	header := http.Header{
+		"Authorization":       {"Bearer S1"},
+		"Cookie":              {"c=S2"},
+		"X-Vault-Token":       {"S3"},
+		"Proxy-Authorization": {"Basic S4"},
+		"X-Goog-Api-Key":      {"S5"},
+		"Idempotency-Key":     {"k1"},
+		"X-Trace":             {"kept"},
+	}
+	secrets := []string{"Authorization", "Cookie", "X-Vault-Token", "Proxy-Authorization", "X-Goog-Api-Key"}
+	for _, tt := range []struct {
+		from  string
+		path  string
+		strip bool
+	}{
+		{"other-port", "/to-other-port", true},
+		{"other-host", "/to-other-host", true},
+		{"within", "/within", false},
+	} {
+		res := tryHTTP(t, newTestHTTP(t, Config{URL: srv.URL + tt.path, Header: header.Clone()}))
+		if res.Status != 200 || res.Exchange.Redirects != 1 {
+			t.Fatalf("%s: status %d, %d redirects, err %v; want 200 after 1", tt.from, res.Status, res.Exchange.Redirects, res.Err)
+		}
+		mu.Lock()
+		got := landed[tt.from]
+		mu.Unlock()
+		for _, k := range secrets {
+			if v := got.Get(k); (v == "") != tt.strip {
+				t.Errorf("%s: the landing request has %s %q; want it %s", tt.from, k, v, map[bool]string{true: "stripped", false: "kept"}[tt.strip])
+			}
+		}
+		if got.Get("X-Trace") != "kept" || got.Get("Idempotency-Key") != "k1" {
+			t.Errorf("%s: X-Trace %q, Idempotency-Key %q: want both sent on", tt.from, got.Get("X-Trace"), got.Get("Idempotency-Key"))
+		}
+	}
+}
+
+// Origins are scheme, host and port, the scheme's default port standing in
+// for none; names compare without case.
+func TestSameOrigin(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		same bool
+	}{
+		{"http://h/a", "http://h/b?q=1", true},
+		{"http://h/", "http://h:80/", true},
+		{"https://h/", "https://h:443/", true},
+		{"HTTP://H.example/", "http://h.EXAMPLE/", true},
+		{"https://h/", "http://h/", false},
+		{"https://h:8443/", "http://h:8443/", false},
+		{"http://h/", "http://h:8080/", false},
+		{"http://h:443/", "https://h/", false},
+		{"http://h/", "http://h2/", false},
+		{"http://127.0.0.1:8080/", "http://localhost:8080/", false},
+	} {
+		a, err := url.Parse(tt.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := url.Parse(tt.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sameOrigin(a, b); got != tt.same {
+			t.Errorf("sameOrigin(%s, %s) = %v, want %v", tt.a, tt.b, got, tt.same)
+		}
+	}
+}
+
 func TestHTTPRetryUnsafe(t *testing.T) {
 	rec := newHTTPRecorder(t, 503)
 	refused := "http://" + freeHTTPAddr(t) + "/"
@@ -725,23 +825,25 @@ func TestHTTPRetryAfter(t *testing.T) {
 	}
 }
 
-func TestHTTPInfo(t *testing.T) {
+func TestHTTPExchange(t *testing.T) {
 	srv := httptest.NewServer(httpReply(503, map[string]string{"Set-Cookie": "session=secret", "X-Trace": "abc"}, "busy"))
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL)
 	u.User = url.UserPassword("alice", "hunter2")
 	res := tryHTTP(t, newTestHTTP(t, Config{URL: u.String() + "/x", Method: "POST",
 		Header: http.Header{"Authorization": {"Bearer tok"}, "X-Request": {"1"}}}))
-	wantInfo := map[string]string{
-		InfoMethod:         "POST",
-		InfoURL:            "http://REDACTED@" + u.Host + "/x",
-		InfoStatus:         "HTTP/1.1 503 Service Unavailable",
-		InfoHeaders:        "Content-Length: 4\nContent-Type: text/plain; charset=utf-8\nDate: " + res.Header.Get("Date") + "\nSet-Cookie: REDACTED\nX-Trace: abc",
-		InfoRequestHeaders: "Accept: */*\nAuthorization: REDACTED\nUser-Agent: retry\nX-Request: 1",
-		InfoBodyBytes:      "4",
+	want := &runner.Exchange{
+		Method: "POST",
+		URL:    "http://REDACTED@" + u.Host + "/x",
+		Status: "HTTP/1.1 503 Service Unavailable",
+		Header: http.Header{"Content-Length": {"4"}, "Content-Type": {"text/plain; charset=utf-8"}, "Date": {res.Header.Get("Date")},
+			"Set-Cookie": {"REDACTED"}, "X-Trace": {"abc"}},
+		RequestHeader: http.Header{"Accept": {"*/*"}, "Authorization": {"REDACTED"}, "User-Agent": {"retry"}, "X-Request": {"1"}},
+		BodyRead:      true,
+		BodyBytes:     4,
 	}
-	if !reflect.DeepEqual(res.Info, wantInfo) {
-		t.Errorf("Info:\n%q\nwant\n%q", res.Info, wantInfo)
+	if !reflect.DeepEqual(res.Exchange, want) {
+		t.Errorf("exchange:\n%+v\nwant\n%+v", res.Exchange, want)
 	}
 	if res.Header.Get("Set-Cookie") != "session=secret" {
 		t.Errorf("the attempt's headers were redacted: acceptors must see them")
@@ -757,7 +859,7 @@ func TestHTTPErrorsAreRedacted(t *testing.T) {
 		if res.Err == nil {
 			t.Fatalf("%s: no error", u)
 		}
-		for _, s := range []string{res.Err.Error(), res.Info[InfoError], res.Info[InfoURL]} {
+		for _, s := range []string{res.Err.Error(), res.Exchange.Error, res.Exchange.URL} {
 			if strings.Contains(s, "alice") || strings.Contains(s, "hunter2") || !strings.Contains(s, "REDACTED@") {
 				t.Errorf("not redacted: %q", s)
 			}
@@ -904,8 +1006,8 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 	if !bytes.Equal(res.StdoutTail, tail) {
 		t.Errorf("StdoutTail (%d bytes) is not the last %d bytes", len(res.StdoutTail), output.DefaultWindow)
 	}
-	if res.Info[InfoBodyBytes] != strconv.Itoa(size) {
-		t.Errorf("body_bytes %q", res.Info[InfoBodyBytes])
+	if !res.Exchange.BodyRead || res.Exchange.BodyBytes != int64(size) {
+		t.Errorf("body read %v, %d bytes", res.Exchange.BodyRead, res.Exchange.BodyBytes)
 	}
 }
 

@@ -14,7 +14,8 @@ import (
 //   - Retry-After (RFC 9110): a number of seconds ("120") or an HTTP date in
 //     any of the three formats http.ParseTime accepts (RFC 1123
 //     "Sun, 06 Nov 1994 08:49:37 GMT", RFC 850 "Sunday, 06-Nov-94 08:49:37
-//     GMT", ANSI C "Sun Nov  6 08:49:37 1994");
+//     GMT", ANSI C "Sun Nov  6 08:49:37 1994"), the two-digit year of RFC 850
+//     read as RFC 9110 says (parseHTTPDate);
 //   - x-amz-retry-after: a number of milliseconds.
 //
 // Garbage (fractions, signs other than none, unknown date formats), negative
@@ -29,7 +30,7 @@ func parseRetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
 		if n, ok := retryAfterDigits(v); ok {
 			hint = retryAfterDuration(n, time.Second)
-		} else if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		} else if t, err := parseHTTPDate(v, now); err == nil && t.After(now) {
 			hint = t.Sub(now)
 		}
 	}
@@ -62,4 +63,24 @@ func retryAfterDuration(n uint64, unit time.Duration) time.Duration {
 		return time.Duration(math.MaxInt64)
 	}
 	return time.Duration(n) * unit
+}
+
+// parseHTTPDate parses an HTTP date as http.ParseTime does, except for the
+// two-digit year of the RFC 850 format, which it reads as RFC 9110 (section
+// 5.6.7) says: a year that appears to be more than 50 years after now is the
+// most recent past year with the same last two digits, any other is in
+// this century; time.Parse instead
+// reads 69–99 as 19xx and 00–68 as 20xx, so in 2026 "01-Jan-70" was 1970,
+// not 2070.
+func parseHTTPDate(v string, now time.Time) (time.Time, error) {
+	t, err := time.Parse(time.RFC850, v)
+	if err != nil {
+		return http.ParseTime(v)
+	}
+	ny := now.UTC().Year()
+	y := ny - ny%100 + t.Year()%100 // this century
+	if y > ny+50 {
+		y -= 100
+	}
+	return t.AddDate(y-t.Year(), 0, 0), nil
 }

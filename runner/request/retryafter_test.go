@@ -62,3 +62,41 @@ func TestParseRetryAfterFirstValueWins(t *testing.T) {
 		t.Errorf("got %v, want 7s", got)
 	}
 }
+
+// TestRetryAfterRFC850Year: the two-digit year of an RFC 850 date is read
+// as RFC 9110 says: this century, unless that is more than 50 years ahead,
+// then the previous one.
+func TestRetryAfterRFC850Year(t *testing.T) {
+	now := time.Date(2026, time.November, 25, 13, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		date string
+		want time.Time // zero: in the past, no hint
+	}{
+		{"Thursday, 26-Nov-26 13:00:00 GMT", time.Date(2026, time.November, 26, 13, 0, 0, 0, time.UTC)},
+		{"Tuesday, 01-Jan-69 00:00:00 GMT", time.Date(2069, time.January, 1, 0, 0, 0, 0, time.UTC)},
+		{"Wednesday, 01-Jan-70 00:00:00 GMT", time.Date(2070, time.January, 1, 0, 0, 0, 0, time.UTC)},
+		{"Monday, 01-Jan-76 00:00:00 GMT", time.Date(2076, time.January, 1, 0, 0, 0, 0, time.UTC)},
+		{"Saturday, 01-Jan-77 00:00:00 GMT", time.Time{}}, // 2077 is more than 50 years ahead: 1977
+		{"Friday, 01-Jan-99 00:00:00 GMT", time.Time{}},   // 1999
+		{"Sunday, 06-Nov-94 08:49:37 GMT", time.Time{}},   // RFC 9110's own example: 1994
+		{"Saturday, 01-Jan-00 00:00:00 GMT", time.Time{}}, // 2000
+		// The other formats carry four digits and are not changed.
+		{"Tue, 01 Jan 2069 00:00:00 GMT", time.Date(2069, time.January, 1, 0, 0, 0, 0, time.UTC)},
+		{"Tue Jan  1 00:00:00 2069", time.Date(2069, time.January, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		var want time.Duration
+		if !tt.want.IsZero() {
+			want = tt.want.Sub(now)
+		}
+		if got := parseRetryAfter(http.Header{"Retry-After": {tt.date}}, now); got != want {
+			t.Errorf("%s: got %v, want %v (until %v)", tt.date, got, want, tt.want)
+		}
+	}
+	// 50 years ahead exactly is still this century; in 2015, 66 was 1966.
+	if got, want := parseRetryAfter(http.Header{"Retry-After": {"Friday, 01-Jan-65 00:00:00 GMT"}}, time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)), time.Date(2065, 1, 1, 0, 0, 0, 0, time.UTC).Sub(time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)); got != want {
+		t.Errorf("65 in 2015: got %v, want %v", got, want)
+	}
+	if got := parseRetryAfter(http.Header{"Retry-After": {"Saturday, 01-Jan-66 00:00:00 GMT"}}, time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC)); got != 0 {
+		t.Errorf("66 in 2015: got %v, want 0 (1966)", got)
+	}
+}

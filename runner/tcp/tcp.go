@@ -56,7 +56,7 @@ func (s *Source) Attempt(ctx context.Context, n, max int) *runner.Result {
 	}
 	c, err := s.dialer.DialContext(ctx, "tcp", s.Address)
 	if err == nil {
-		res.Info = map[string]string{"connected": c.RemoteAddr().String()}
+		res.Exchange = &runner.Exchange{Connected: c.RemoteAddr().String()}
 		c.Close()
 		return res
 	}

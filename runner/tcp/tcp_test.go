@@ -30,8 +30,8 @@ func TestAttemptConnectsAndRefuses(t *testing.T) {
 	addr := ln.Addr().String()
 	s, _ := New(addr)
 	r := s.Attempt(context.Background(), 1, 0)
-	if r.Attempt.Failed || r.Attempt.Err != nil || r.Info["connected"] != addr {
-		t.Fatalf("listening: failed %v, err %v, info %v", r.Attempt.Failed, r.Attempt.Err, r.Info)
+	if r.Attempt.Failed || r.Attempt.Err != nil || r.Exchange == nil || r.Exchange.Connected != addr {
+		t.Fatalf("listening: failed %v, err %v, exchange %+v", r.Attempt.Failed, r.Attempt.Err, r.Exchange)
 	}
 	if r.Attempt.Kind != acceptor.TCPAttempt || r.Attempt.HasExitCode() {
 		t.Fatalf("listening: kind %v, has an exit code %v; want TCP without", r.Attempt.Kind, r.Attempt.HasExitCode())

@@ -93,7 +93,7 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	sort.Strings(inputs)
-	if want := "args attempts command delay go-install max-time version"; strings.Join(inputs, " ") != want {
+	if want := "args attempts command continue_on_error delay go-install max-time max_attempts new_command_on_retry on_retry_command polling_interval_seconds retry_on retry_on_exit_code retry_wait_seconds shell timeout_minutes timeout_seconds version warning_on_retry"; strings.Join(inputs, " ") != want {
 		t.Errorf("inputs %v, want %s", inputs, want)
 	}
 	if r := a.Inputs["command"].Required; r == nil || !*r {
@@ -138,8 +138,8 @@ func TestActionMetadata(t *testing.T) {
 		}
 	}
 	sort.Strings(outputs)
-	if strings.Join(outputs, " ") != "attempts exit-code outcome" {
-		t.Errorf("outputs %v, want attempts exit-code outcome", outputs)
+	if want := "attempts exit-code exit_code exit_error outcome total_attempts"; strings.Join(outputs, " ") != want {
+		t.Errorf("outputs %v, want %s", outputs, want)
 	}
 	if !ids["retry"] {
 		t.Errorf("no step with id retry for the outputs")
@@ -331,7 +331,7 @@ func TestActionRunsLocally(t *testing.T) {
 			t.Errorf("retry step log has no %q:\n%s", want, out)
 		}
 	}
-	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:3 exit-code:0 outcome:success]"; got != want {
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:3 exit-code:0 exit_code:0 exit_error: outcome:success total_attempts:3]"; got != want {
 		t.Errorf("outputs %s, want %s", got, want)
 	}
 	if s := readFile(t, r.summary); !strings.Contains(s, "| 3 | ") || !strings.Contains(s, "### retry run: success after 3 attempts, exit status 0") {
@@ -344,7 +344,7 @@ func TestActionRunsLocally(t *testing.T) {
 	if code != 7 || !strings.Contains(out, "::error title=retry::gave up after 2 attempts (attempts exhausted); last attempt: exit status 7") {
 		t.Errorf("failing step: status %d, want 7:\n%s", code, out)
 	}
-	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:2 exit-code:7 outcome:attempts exhausted]"; got != want {
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:2 exit-code:7 exit_code:7 exit_error:attempts exhausted after 2 attempts: retry exited 7 outcome:attempts exhausted total_attempts:2]"; got != want {
 		t.Errorf("outputs %s, want %s", got, want)
 	}
 
@@ -354,7 +354,7 @@ func TestActionRunsLocally(t *testing.T) {
 	if code != 125 || !strings.Contains(out, "::error title=retry::args: cannot split into words") {
 		t.Errorf("bad args: status %d, want 125:\n%s", code, out)
 	}
-	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 outcome:not run]"; got != want {
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 exit_code:125 exit_error:args: cannot split into words (unbalanced quotes?) outcome:not run total_attempts:0]"; got != want {
 		t.Errorf("outputs %s, want %s", got, want)
 	}
 
@@ -364,7 +364,7 @@ func TestActionRunsLocally(t *testing.T) {
 	if code != 125 || !strings.Contains(out, `retry: --backoff: "sometimes": want one of`) {
 		t.Errorf("bad flag: status %d, want 125:\n%s", code, out)
 	}
-	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 outcome:not run]"; got != want {
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:0 exit-code:125 exit_code:125 exit_error:retry refused its command line outcome:not run total_attempts:0]"; got != want {
 		t.Errorf("outputs %s, want %s", got, want)
 	}
 }
@@ -427,4 +427,152 @@ func tarGz(t *testing.T, name, content string) []byte {
 	tw.Close()
 	gz.Close()
 	return buf.Bytes()
+}
+
+// nickWorkflow is a workflow step written for nick-fields/retry, as users
+// have them: only its inputs, under with:.
+const nickWorkflow = `
+uses: nick-fields/retry@v3
+with:
+  timeout_seconds: 20
+  max_attempts: 3
+  retry_wait_seconds: 0
+  command: |
+    n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNTER"
+    echo "attempt $n"
+    [ $n -ge 3 ]
+`
+
+// TestNickFieldsDropIn runs the action with a workflow written for
+// nick-fields/retry (its inputs only, its outputs read back), then each of
+// its inputs that changes behaviour, as README's migration table says.
+func TestNickFieldsDropIn(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds retry")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	a := loadAction(t)
+	var wf step
+	if err := yaml.Unmarshal([]byte(nickWorkflow), &wf); err != nil {
+		t.Fatal(err)
+	}
+	// The install step builds this checkout (a runner downloads a release).
+	r := newRunner(t, map[string]string{"command": "true", "go-install": "true"})
+	if out, code := r.run(a.Runs.Steps[0]); code != 0 {
+		t.Fatalf("install step: status %d:\n%s", code, out)
+	}
+	defaults := map[string]string{}
+	for name, in := range a.Inputs {
+		defaults[name] = in.Default
+	}
+	// step runs the retry step with nick-fields/retry's with: plus changes.
+	step := func(change map[string]string) (string, int, map[string]string) {
+		t.Helper()
+		r.inputs = map[string]string{}
+		for k, v := range defaults {
+			r.inputs[k] = v
+		}
+		for k, v := range wf.With {
+			if _, ok := a.Inputs[k]; !ok {
+				t.Fatalf("nick-fields/retry input %s is not an input of action.yml", k)
+			}
+			r.inputs[k] = v
+		}
+		for k, v := range change {
+			r.inputs[k] = v
+		}
+		counter := filepath.Join(t.TempDir(), "count")
+		r.env = append(r.env, "COUNTER="+counter)
+		out, code := r.run(a.Runs.Steps[1])
+		return out, code, r.actionOutputs(a)
+	}
+	nick := func(o map[string]string) string {
+		return fmt.Sprintf("total_attempts=%s exit_code=%s exit_error=%q", o["total_attempts"], o["exit_code"], o["exit_error"])
+	}
+
+	// The workflow as written: two failures, then success on attempt 3.
+	out, code, o := step(nil)
+	if code != 0 || nick(o) != `total_attempts=3 exit_code=0 exit_error=""` {
+		t.Errorf("status %d, outputs %s:\n%s", code, nick(o), out)
+	}
+	if !strings.Contains(out, "::warning title=retry::attempt 1/3: exit status 1") || !strings.Contains(out, "attempt 3\n") {
+		t.Errorf("log:\n%s", out)
+	}
+
+	cases := []struct {
+		name   string
+		change map[string]string
+		code   int
+		nick   string
+		log    []string // lines the log must hold
+		nolog  []string // and must not
+	}{
+		{"continue_on_error keeps the outputs and succeeds",
+			map[string]string{"command": "exit 4", "max_attempts": "2", "continue_on_error": "true"}, 0,
+			`total_attempts=2 exit_code=4 exit_error="attempts exhausted after 2 attempts: retry exited 4"`,
+			[]string{"::warning title=retry::continue_on_error: the step succeeds although retry exited 4"}, nil},
+		{"retry_on timeout: an error fails at once",
+			map[string]string{"command": "exit 3", "retry_on": "timeout"}, 3,
+			`total_attempts=1 exit_code=3 exit_error="failure after 1 attempts: retry exited 3"`, nil, nil},
+		{"retry_on error: a timeout fails at once",
+			map[string]string{"command": "sleep 7713 || true", "timeout_seconds": "1", "retry_on": "error"}, 124,
+			`total_attempts=1 exit_code=124 exit_error="failure after 1 attempts: retry exited 124"`,
+			[]string{"--failure-error timeout"}, nil},
+		{"retry_on_exit_code: another status ends the run",
+			map[string]string{"command": `n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNTER"; [ $n = 1 ] && exit 2; exit 5`, "retry_on_exit_code": "2"}, 5,
+			`total_attempts=2 exit_code=5 exit_error="failure after 2 attempts: retry exited 5"`, nil, nil},
+		{"new_command_on_retry runs from attempt 2",
+			map[string]string{"command": "echo first; exit 1", "new_command_on_retry": "echo again"}, 0,
+			`total_attempts=2 exit_code=0 exit_error=""`, []string{"first\n", "again\n"}, nil},
+		{"on_retry_command runs before each retry",
+			map[string]string{"command": "exit 1", "max_attempts": "2", "on_retry_command": "echo cleaning up"}, 1,
+			`total_attempts=2 exit_code=1 exit_error="attempts exhausted after 2 attempts: retry exited 1"`, []string{"cleaning up\n"}, nil},
+		{"warning_on_retry false: plain lines",
+			map[string]string{"command": "exit 1", "max_attempts": "2", "warning_on_retry": "false"}, 1,
+			`total_attempts=2 exit_code=1 exit_error="attempts exhausted after 2 attempts: retry exited 1"`,
+			[]string{"retry: attempt 1/2: exit status 1"}, []string{"::warning title=retry::attempt"}},
+		{"shell sh",
+			map[string]string{"command": "[ -z \"$BASH_VERSION\" ]", "shell": "sh"}, 0, `total_attempts=1 exit_code=0 exit_error=""`, nil, nil},
+		{"shell python",
+			map[string]string{"command": "import sys; print('from python'); sys.exit(0)", "shell": "python"}, 0,
+			`total_attempts=1 exit_code=0 exit_error=""`, []string{"from python\n"}, nil},
+		{"shell cmd is Windows-only",
+			map[string]string{"shell": "cmd"}, 125,
+			`total_attempts=0 exit_code=125 exit_error="shell: \"cmd\" runs on Windows runners only, which retry does not support: want bash, sh, python or pwsh"`,
+			[]string{`::error title=retry::shell: "cmd" runs on Windows runners only`}, nil},
+		{"both timeouts refused",
+			map[string]string{"timeout_minutes": "1"}, 125,
+			`total_attempts=0 exit_code=125 exit_error="timeout_minutes: set timeout_minutes or timeout_seconds, not both"`, nil, nil},
+		{"a number that is not one",
+			map[string]string{"max_attempts": "three"}, 125,
+			`total_attempts=0 exit_code=125 exit_error="max_attempts: \"three\": want a whole number"`, nil, nil},
+		{"retry_on out of its words",
+			map[string]string{"retry_on": "sometimes"}, 125,
+			`total_attempts=0 exit_code=125 exit_error="retry_on: \"sometimes\": want any, timeout or error"`, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.change["shell"] == "python" {
+				if _, err := exec.LookPath("python3"); err != nil {
+					t.Skip("no python3")
+				}
+			}
+			out, code, o := step(c.change)
+			if code != c.code || nick(o) != c.nick {
+				t.Errorf("status %d (want %d), outputs %s\nwant %s\n%s", code, c.code, nick(o), c.nick, out)
+			}
+			for _, l := range c.log {
+				if !strings.Contains(out, l) {
+					t.Errorf("log has no %q:\n%s", l, out)
+				}
+			}
+			for _, l := range c.nolog {
+				if strings.Contains(out, l) {
+					t.Errorf("log has %q:\n%s", l, out)
+				}
+			}
+		})
+	}
 }

@@ -61,8 +61,8 @@ func TestManPages(t *testing.T) {
 				t.Errorf("%s: exit status %s missing", name, row[0])
 			}
 		}
-		if len(cmd.ExitStatusTable()) != 9 {
-			t.Errorf("exit status table has %d rows, want 9", len(cmd.ExitStatusTable()))
+		if len(cmd.ExitStatusTable()) != 10 {
+			t.Errorf("exit status table has %d rows, want 10", len(cmd.ExitStatusTable()))
 		}
 	}
 }

@@ -1,0 +1,116 @@
+package jmes
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
+)
+
+// The JMESPath compliance suite (github.com/jmespath/jmespath.test, the
+// files jmespath.py ships as tests/compliance, MIT licence in
+// testdata/jmespath-compliance/LICENSE), run through the --query evaluator
+// and through a path acceptor (EXPR=VALUE with the expected result): every
+// case with a result gives that result, every case with an error is an
+// error, and the acceptor matches exactly the cases with a result.
+
+type complianceSuite struct {
+	Given json.RawMessage  `json:"given"`
+	Cases []complianceCase `json:"cases"`
+}
+
+type complianceCase struct {
+	Expression string          `json:"expression"`
+	Result     json.RawMessage `json:"result"`
+	Error      string          `json:"error"`
+	Bench      string          `json:"bench"`
+}
+
+func stdoutOf(doc []byte) *acceptor.Attempt {
+	return &acceptor.Attempt{Number: 1, Stdout: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(doc)), nil }}
+}
+
+func TestJMESPathCompliance(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob("testdata/jmespath-compliance/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no compliance files: %v", err)
+	}
+	var cases, queryRuns, acceptorRuns, benches int
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var suites []complianceSuite
+		if err := json.Unmarshal(data, &suites); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		for si, s := range suites {
+			for ci, c := range s.Cases {
+				cases++
+				where := func() string {
+					return name + "#" + strconv.Itoa(si) + "." + strconv.Itoa(ci) + " " + strconv.Quote(c.Expression)
+				}
+				q, qerr := NewQuery(c.Expression)
+				var out []byte
+				if qerr == nil {
+					out, qerr = q.ApplyAttempt(stdoutOf(s.Given))
+				}
+				queryRuns++
+				switch {
+				case c.Bench != "":
+					benches++
+					if qerr != nil {
+						t.Errorf("%s: benchmark case fails: %v", where(), qerr)
+					}
+					continue
+				case c.Error != "":
+					if qerr == nil {
+						t.Errorf("%s: got %s, want a %s error", where(), bytes.TrimSpace(out), c.Error)
+					}
+				case qerr != nil:
+					t.Errorf("%s: %v, want %s", where(), qerr, c.Result)
+				default:
+					got, err := acceptor.DecodeJSON(bytes.NewReader(out))
+					if err != nil {
+						t.Errorf("%s: output %q is not JSON: %v", where(), out, err)
+						break
+					}
+					want, _ := acceptor.DecodeJSON(bytes.NewReader(c.Result))
+					if !jsonEqual(got, want) {
+						t.Errorf("%s: got %s, want %s", where(), bytes.TrimSpace(out), c.Result)
+					}
+				}
+				// The acceptor form: EXPR with the expected result matches
+				// exactly when the case has a result.
+				var expected any = "no result expected"
+				if c.Error == "" {
+					expected, _ = acceptor.DecodeJSON(bytes.NewReader(c.Result))
+				}
+				m, merr := NewPathMatcher(c.Expression, Path, expected)
+				acceptorRuns++
+				if merr != nil {
+					if c.Error == "" {
+						t.Errorf("%s: acceptor: %v", where(), merr)
+					}
+					continue
+				}
+				chain := &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m, Name: "path"}}}
+				chain.Decode = DecoderFor(chain)
+				d := chain.Evaluate(stdoutOf(s.Given))
+				if matched := d.Source == acceptor.FromAcceptor; matched != (c.Error == "") {
+					t.Errorf("%s: acceptor matched %t (saw %s; %v)", where(), matched, d.Trace[0].Value, d.Warnings)
+				}
+			}
+		}
+	}
+	t.Logf("JMESPath compliance: %d cases (%d benchmarks), %d --query runs, %d acceptor runs", cases, benches, queryRuns, acceptorRuns)
+}

@@ -1,0 +1,147 @@
+// Package completion gives the flags of run and wait shell completions that
+// know the domain (cobra's completion command writes the scripts).
+package completion
+
+import (
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/acceptor/botocore"
+	"github.com/retry-dev/retry/acceptor/k8s"
+	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/plan"
+)
+
+// fileFlags are the flags whose value is a file to complete; the value is
+// the extensions to offer (none: any file).
+var fileFlags = map[string][]string{
+	"waiter-file": {"json"},
+	"report":      nil,
+	"state":       nil,
+	"cacert":      nil,
+	"log-file":    nil,
+}
+
+// Register gives c's flags completions that know the domain:
+// the words of every enum flag, files for file flags, the waiters of the
+// --waiter-file on the line for --waiter, the existing scopes for --scope.
+// The command itself completes as the shell would (commands and files).
+func Register(c *cobra.Command) {
+	fs := c.Flags()
+	fs.VisitAll(func(f *pflag.Flag) {
+		var fn cobra.CompletionFunc
+		if words, ok := plan.EnumWords(f); ok {
+			fn = func(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+				return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
+			}
+		}
+		if exts, ok := fileFlags[f.Name]; ok {
+			fn = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+				if len(exts) > 0 {
+					return exts, cobra.ShellCompDirectiveFilterFileExt
+				}
+				return nil, cobra.ShellCompDirectiveDefault
+			}
+		}
+		switch f.Name {
+		case "waiter":
+			fn = completeWaiter
+		case "scope":
+			fn = completeScope
+		}
+		if fn != nil {
+			_ = c.RegisterFlagCompletionFunc(f.Name, fn)
+		}
+	})
+	c.ValidArgsFunction = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+}
+
+// completeWaiter offers the names of the waiters in the --waiter-file given
+// earlier on the line (or in RETRY_WAITER_FILE); without a file, the
+// built-in waiters.
+func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	file := ""
+	if f := c.Flags().Lookup("waiter-file"); f != nil {
+		file = f.Value.String()
+	}
+	if file == "" {
+		file = os.Getenv("RETRY_WAITER_FILE")
+	}
+	if file == "" {
+		return completeBuiltinWaiter(prefix)
+	}
+	wf, err := plan.LoadWaiterFile(file)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return withPrefix(wf.Names(), prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeScope offers the scopes that have state on this machine
+// (bucket.ListScopes of the state directory). With --scope-store on the
+// line it offers none: TAB never waits on a network store.
+func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	if f := c.Flags().Lookup("scope-store"); f != nil && f.Value.String() != "" {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	dir, err := plan.StateDir()
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	names, err := bucket.ListScopes(dir)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeBuiltinWaiter completes the built-in botocore and Kubernetes
+// waiters in two steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
+// spelling.
+func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
+	service, _, named := strings.Cut(prefix, ":")
+	if !named {
+		models, err := botocore.Models()
+		if err != nil {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		var words []string
+		for _, m := range models {
+			words = append(words, m.Service+":")
+		}
+		words = append(words, k8s.Service+":")
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+	if service == k8s.Service {
+		var words []string
+		names, cliNames := k8s.Names()
+		for i, name := range names {
+			words = append(words, service+":"+name, service+":"+cliNames[i])
+		}
+		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
+	}
+	m, _, err := botocore.Service(service)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var words []string
+	for i, name := range m.Names {
+		words = append(words, service+":"+name, service+":"+m.CLINames[i])
+	}
+	return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
+}
+
+func withPrefix(words []string, prefix string) []string {
+	var out []string
+	for _, w := range words {
+		if strings.HasPrefix(w, prefix) {
+			out = append(out, w)
+		}
+	}
+	return out
+}

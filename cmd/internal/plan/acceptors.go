@@ -1,0 +1,138 @@
+package plan
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
+)
+
+// acceptorKind is one family of acceptor flags: --STATE-KIND VALUE.
+type acceptorKind struct {
+	suffix string // "-exit", "" for JMESPath paths
+	arg    string // placeholder in help
+	help   string
+	states []acceptor.State
+	build  func(value string) (acceptor.Matcher, error)
+	path   bool // a JMESPath acceptor (needs stdout as JSON)
+}
+
+var allStates = []acceptor.State{acceptor.StateSuccess, acceptor.StateFailure, acceptor.StateRetry, acceptor.StateThrottle}
+var pathStates = []acceptor.State{acceptor.StateSuccess, acceptor.StateFailure, acceptor.StateRetry}
+
+func acceptorKinds() []acceptorKind {
+	return []acceptorKind{
+		{suffix: "-exit", arg: "CODES", help: "when the exit status is in CODES (0, 1,3, 10-20)", states: allStates,
+			build: func(v string) (acceptor.Matcher, error) {
+				c, err := acceptor.ParseExitCodes(v)
+				if err != nil {
+					return nil, err
+				}
+				return acceptor.ExitMatcher(c), nil
+			}},
+		{suffix: "-output", arg: "RE", help: "when stdout or stderr matches the RE2 regexp RE", states: allStates,
+			build: func(v string) (acceptor.Matcher, error) {
+				re, err := regexp.Compile(v)
+				if err != nil {
+					return nil, fmt.Errorf("want an RE2 regular expression: %s", regexpProblem(err))
+				}
+				return acceptor.OutputMatcher(re), nil
+			}},
+		{suffix: "-error", arg: "CODE", help: "when a failed attempt's error code is CODE (true: any error, false: no error, timeout: stopped by --attempt-timeout)", states: allStates,
+			build: func(v string) (acceptor.Matcher, error) {
+				if strings.TrimSpace(v) == "" {
+					return nil, fmt.Errorf("want an error code, true or false")
+				}
+				return acceptor.ErrorMatcher(v), nil
+			}},
+		{suffix: "-status", arg: "CODES", help: "when the HTTP status is in CODES (commands: 2xx = success, ≥ 400 = error code)", states: allStates,
+			build: func(v string) (acceptor.Matcher, error) {
+				c, err := acceptor.ParseStatusCodes(v)
+				if err != nil {
+					return nil, err
+				}
+				return acceptor.StatusMatcher(c), nil
+			}},
+		{suffix: "", arg: "EXPR[=VALUE]", help: "when the JMESPath EXPR over stdout as JSON equals VALUE (or is true)", states: pathStates, path: true,
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.Path) }},
+		{suffix: "-all", arg: "EXPR=VALUE", help: "when every element of the non-empty array EXPR equals VALUE", states: pathStates, path: true,
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.PathAll) }},
+		{suffix: "-any", arg: "EXPR=VALUE", help: "when some element of the array EXPR equals VALUE", states: pathStates, path: true,
+			build: func(v string) (acceptor.Matcher, error) { return jmes.PathMatcher(v, jmes.PathAny) }},
+	}
+}
+
+// acceptorSpec is one acceptor flag as given, in command-line order.
+type acceptorSpec struct {
+	flag  string // "success-exit"
+	value string
+	acc   acceptor.Acceptor
+	expr  string // the JMESPath expression of a path acceptor
+}
+
+// acceptorList collects acceptor flags in the order they were given, across
+// flags. Each value is compiled when it is set, so a bad one is a usage
+// error naming its flag.
+type acceptorList struct {
+	specs []acceptorSpec
+}
+
+type acceptorValue struct {
+	list  *acceptorList
+	flag  string
+	state acceptor.State
+	kind  acceptorKind
+}
+
+func (v *acceptorValue) String() string { return "" }
+func (v *acceptorValue) Type() string   { return v.kind.arg }
+func (v *acceptorValue) Set(s string) error {
+	m, err := v.kind.build(s)
+	if err != nil {
+		return err
+	}
+	spec := acceptorSpec{flag: v.flag, value: s, acc: acceptor.Acceptor{State: v.state, Matcher: m, Name: "--" + v.flag + " " + s}}
+	if v.kind.path {
+		spec.expr = s
+	}
+	v.list.specs = append(v.list.specs, spec)
+	return nil
+}
+
+// register adds every acceptor flag to fs.
+func (l *acceptorList) register(fs *pflag.FlagSet) {
+	for _, k := range acceptorKinds() {
+		for _, st := range k.states {
+			name := st.String() + k.suffix
+			fs.Var(&acceptorValue{list: l, flag: name, state: st, kind: k}, name, st.String()+" "+k.help)
+		}
+	}
+}
+
+// acceptors returns the compiled acceptors in order.
+func (l *acceptorList) acceptors() []acceptor.Acceptor {
+	out := make([]acceptor.Acceptor, len(l.specs))
+	for i, s := range l.specs {
+		out[i] = s.acc
+	}
+	return out
+}
+
+// exprs returns the JMESPath expressions of the path acceptors, in order.
+func (l *acceptorList) exprs() []string {
+	var out []string
+	for _, s := range l.specs {
+		if s.expr != "" {
+			out = append(out, s.expr)
+		}
+	}
+	return out
+}
+
+func regexpProblem(err error) string {
+	return strings.TrimPrefix(err.Error(), "error parsing regexp: ")
+}

@@ -1,0 +1,183 @@
+package plan
+
+import (
+	"math/rand/v2"
+	"os"
+	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/acceptor/waitermodel"
+	"github.com/retry-dev/retry/backoff"
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/runner"
+)
+
+// Plan is everything a run needs, built and validated before the first
+// attempt: nothing runs when building it fails.
+type Plan struct {
+	Strategy *runner.Strategy
+	Source   runner.Source
+	// Close closes the source and the scope store.
+	Close func()
+	Query *jmes.Query // wait --query, nil without
+	Final bool        // write the last attempt's stdout at the end
+	// HTTP: the attempts are HTTP calls, or TCP connects; they have no
+	// exit status of their own (a run that fails exits 1), and a failed
+	// call's body is not the output.
+	HTTP bool
+	// Processes: the attempts are processes (a command), whose orphans
+	// retry adopts.
+	Processes bool
+	Describe  []string // the command or URL as logs and the report show it, redacted
+	// MaxTime is the run's time budget as limits decided it, which the log
+	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
+	// the run.
+	MaxTime time.Duration
+	LogFile *os.File // --log-file, nil for stderr
+	// Warn reports a problem during the run (a failing scope store),
+	// through the log once it exists; cmd sets it.
+	Warn   func(format string, args ...any)
+	Stderr *iostreams.SharedStderr // retry's stderr, shared by the attempts and the log
+	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
+	// backquotes), one line each, naming the flag or waiter.
+	ExprWarnings []string
+}
+
+// jmesWarnings returns the warnings of the JMESPath expressions of c's
+// acceptors and of q, each after the name of its flag or waiter.
+func jmesWarnings(c *acceptor.Chain, q *jmes.Query) []string {
+	type warner interface{ Warnings() []string }
+	var out []string
+	for _, a := range c.Acceptors {
+		if m, ok := a.Matcher.(warner); ok {
+			for _, w := range m.Warnings() {
+				out = append(out, a.Name+": "+w)
+			}
+		}
+	}
+	if q != nil {
+		for _, w := range q.Warnings() {
+			out = append(out, "--query "+q.Expression()+": "+w)
+		}
+	}
+	return out
+}
+
+// Build validates o and builds the strategy and the source. It reads
+// what the flags name (--waiter-file, --input and --data files, --cacert)
+// and opens the --scope store and, last, the --log-file, which the plan's
+// closer and logFile close (buildPlan closes them itself when it fails); it
+// changes nothing in the process (see process.start).
+func Build(o *Options) (_ *Plan, err error) {
+	kind, err := o.Validate()
+	if err != nil {
+		return nil, err
+	}
+	p := &Plan{Close: func() {}, Stderr: iostreams.NewSharedStderr(o.IO.ErrOut)}
+	defer func() {
+		if err != nil {
+			p.Close()
+		}
+	}()
+	waiter, err := o.loadWaiter()
+	if err != nil {
+		return nil, err
+	}
+
+	attempts, maxTime := o.limits(waiter)
+	bo, throttle, finalGrace, err := o.backoff(waiter)
+	if err != nil {
+		return nil, err
+	}
+	if o.Given("schedule") {
+		sch, err := backoff.ParseSchedule(o.Delay.Schedule)
+		if err != nil {
+			return nil, exit.Usagef("%s: %q: %v", o.flagName("schedule"), o.Delay.Schedule, err)
+		}
+		bo, throttle = sch.Backoff, nil
+		if !o.Given("attempts") {
+			attempts = sch.Attempts
+		}
+	}
+
+	chain, err := o.chain(waiter)
+	if err != nil {
+		return nil, err
+	}
+	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && o.Net.TCP == "" && !o.Given("tcp") {
+		// (--tcp needs none: a connection accepted is the success state.)
+		return nil, exit.Usagef("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
+	}
+	if o.Output.Query != "" {
+		if p.Query, err = jmes.NewQuery(o.Output.Query); err != nil {
+			return nil, exit.Usagef("--query: %q: %v", o.Output.Query, err)
+		}
+	}
+	p.ExprWarnings = jmesWarnings(chain, p.Query)
+
+	bud, err := o.bucket(func(format string, args ...any) {
+		if p.Warn != nil {
+			p.Warn(format, args...)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.Close = bud.close
+
+	p.MaxTime = maxTime
+	p.Strategy = &runner.Strategy{
+		MaxAttempts:     attempts,
+		MaxTime:         maxTime,
+		AttemptTimeout:  o.Budget.AttemptTimeout,
+		FinalGrace:      finalGrace,
+		Chain:           chain,
+		Backoff:         bo,
+		ThrottleBackoff: throttle,
+		MaxRetryAfter:   o.Delay.MaxRetryAfter,
+		Bucket:          bud.bucket,
+		Limiter:         bud.limiter,
+		WaitForRefill:   o.Retry.WhenEmpty == "wait",
+		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		Consecutive:     o.Budget.Consecutive,
+	}
+	if err := o.source(p, kind, len(o.Accept.List.exprs()) > 0 || (waiter != nil)); err != nil {
+		return nil, err
+	}
+	if err := o.onRetry(p); err != nil {
+		return nil, err
+	}
+	if o.Output.Report != "" {
+		// Found out now, not after the command ran.
+		if err := checkReportWritable(o.Output.Report); err != nil {
+			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
+		}
+	}
+	if o.Output.LogFile != "" {
+		// Last: a command line refused for another reason leaves the file
+		// as it was.
+		f, err := os.OpenFile(o.Output.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, exit.Usagef("--log-file: %v", err)
+		}
+		p.LogFile = f
+	}
+	return p, nil
+}
+
+// limits returns the attempt limit and the time budget of the run: -n and
+// --max-time, except that without -n a waiter's maximum of attempts
+// (botocore's) is the limit, and then the run has no time budget unless
+// --max-time is given: such a waiter is bounded by its attempts.
+func (o *Options) limits(w *waitermodel.Model) (attempts int, maxTime time.Duration) {
+	attempts, maxTime = o.Budget.Attempts, o.Budget.MaxTime
+	if w != nil && !o.Given("attempts") && w.MaxAttempts > 0 {
+		attempts = w.MaxAttempts
+		if !o.Given("max-time") {
+			maxTime = 0
+		}
+	}
+	return attempts, maxTime
+}

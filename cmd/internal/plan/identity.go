@@ -1,0 +1,62 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/runner/durable"
+)
+
+// Identity returns the hash that ties a state file to a command line: the
+// subcommand (run or wait), what an attempt does — the command as it runs
+// (argv after splitting; the shell, -c and the string) or the HTTP call
+// (method, URL, headers and --data as given, --idempotent) — and how it is
+// classified (the acceptors in command-line order, --error-pattern,
+// --input, --waiter-file and --waiter). Budget, delay, output and bucket
+// flags (-n, --max-time, --attempt-timeout, --delay, --backoff, --schedule,
+// --jitter, --mode, --scope, --report, -q, …) are not part of it: changing
+// them tunes the running sequence, from its next attempt, instead of
+// starting a new one. Values from RETRY_* variables count as flags do.
+func Identity(o *Options, p *Plan) string {
+	id := map[string]any{"subcommand": o.Name()}
+	if p.HTTP {
+		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
+			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
+	} else {
+		id["argv"] = p.Describe
+	}
+	acc := make([]string, len(o.Accept.List.specs))
+	for i, s := range o.Accept.List.specs {
+		acc[i] = "--" + s.flag + "=" + s.value
+	}
+	id["acceptors"] = acc
+	id["error_pattern"] = o.Accept.ErrorPattern
+	id["input"] = o.Accept.Input
+	id["waiter"] = []string{o.Waiter.File, o.Waiter.Name}
+	b, _ := json.Marshal(id) // maps marshal with sorted keys: a stable encoding
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// DurableConfig is what this invocation says about the sequence.
+func DurableConfig(o *Options, p *Plan) durable.Config {
+	unfinished := 128 + 9 // the attempt died with retry: SIGKILL (PR_SET_DEATHSIG)
+	switch {
+	case o.Wait:
+		unfinished = exit.Timeout
+	case p.HTTP:
+		unfinished = exit.Failure
+	}
+	return durable.Config{
+		Identity:    Identity(o, p),
+		Command:     p.Describe,
+		MaxAttempts: p.Strategy.MaxAttempts,
+		MaxTime:     p.Strategy.MaxTime,
+		FinalPoll:   p.Strategy.FinalGrace > 0,
+		Backoff:     p.Strategy.Backoff,
+		Rand:        p.Strategy.Rand,
+		Exits:       durable.Exits{Deadline: exit.Timeout, Unfinished: unfinished},
+	}
+}

@@ -1,0 +1,213 @@
+// Package plan is what `retry run` and `retry wait` are asked to do and
+// how it is built: the options of their flags (grouped as the help groups
+// them), their environment defaults RETRY_<FLAG>, the checks that refuse
+// what cannot hold together, and the run built from them — the strategy,
+// the attempt source, the acceptor chain and the retry budget of a scope.
+// Building a plan reads the files its flags name and opens the scope
+// store, but starts no process and changes nothing in the retry process;
+// it is tested without processes.
+package plan
+
+import (
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+)
+
+// Options holds everything `retry run` and `retry wait` take from flags,
+// environment defaults and arguments, grouped as their help groups them.
+type Options struct {
+	Wait bool // retry wait; false is retry run
+
+	Budget  Budget
+	Delay   Delay
+	Retry   RetryBudget
+	Accept  Acceptors
+	Waiter  Waiter
+	Output  Output
+	Process Process
+	Net     Net
+	CI      string // --ci: auto, github, gitlab or none
+
+	Args []string
+
+	// set records which flags the user gave (command line or environment);
+	// fromEnv those that came from the environment.
+	set     map[string]bool
+	fromEnv map[string]bool
+
+	// IO is what the command reads, writes and takes its defaults from.
+	IO *iostreams.IOStreams
+}
+
+// Budget is how much a run may spend: attempts, time, and the durable
+// sequence of --state.
+type Budget struct {
+	Attempts       int
+	MaxTime        time.Duration
+	AttemptTimeout time.Duration
+	Consecutive    int
+	State          string
+}
+
+// Delay is how long to wait between attempts.
+type Delay struct {
+	Backoff       string
+	Base          time.Duration // --delay
+	Max           time.Duration // --max-delay
+	Throttle      time.Duration // --throttle-delay
+	Multiplier    float64
+	Jitter        string
+	Schedule      string
+	MaxRetryAfter time.Duration
+}
+
+// RetryBudget is the retry token bucket and its scope.
+type RetryBudget struct {
+	Mode      string
+	Scope     string
+	Store     string // --scope-store
+	WhenEmpty string
+}
+
+// Acceptors classify attempts: the acceptor flags in command-line order,
+// the error code pattern and the input JMESPath acceptors see.
+type Acceptors struct {
+	List         acceptorList
+	ErrorPattern string
+	Input        string
+}
+
+// Waiter is a waiter model to load acceptors and delays from.
+type Waiter struct {
+	File string // --waiter-file
+	Name string // --waiter
+	List bool   // --list-waiters
+}
+
+// Output is what retry writes, and where.
+type Output struct {
+	Stdout    string // run: live or final
+	Query     string
+	Format    string // --output: how --query writes its result
+	Quiet     bool
+	Verbose   bool
+	LogFormat string
+	LogFile   string
+	Report    string
+	MaxOutput int64 // bytes; 0: none for live output, output.DefaultMaxKeep for kept stdout
+}
+
+// Process is how a command attempt runs.
+type Process struct {
+	Shell      bool
+	ShellPath  string
+	Foreground bool
+	KillAfter  time.Duration
+	OnRetry    string
+}
+
+// Net is an attempt that is an HTTP call (--url) or a TCP connect (--tcp).
+type Net struct {
+	URL            string
+	Method         string
+	Headers        []string
+	Data           string
+	CACert         string
+	Insecure       bool
+	Idempotent     bool
+	IdempotencyKey string
+	TCP            string
+}
+
+// New returns the defaults of run (wait false) or wait (wait true).
+func New(wait bool, io *iostreams.IOStreams) *Options {
+	o := &Options{
+		Wait:    wait,
+		Budget:  Budget{Attempts: 5, Consecutive: 1},
+		Delay:   Delay{Backoff: "exponential", Base: time.Second, Max: 20 * time.Second, Throttle: 5 * time.Second, Multiplier: 2, MaxRetryAfter: 60 * time.Second},
+		Retry:   RetryBudget{Mode: "standard", WhenEmpty: "fail"},
+		Output:  Output{Format: "json", LogFormat: "text"},
+		Process: Process{ShellPath: "/bin/sh", KillAfter: 5 * time.Second},
+		CI:      "auto",
+		IO:      io,
+		set:     map[string]bool{},
+		fromEnv: map[string]bool{},
+	}
+	if wait {
+		o.Budget.Attempts = 0
+		o.Budget.MaxTime = 10 * time.Minute
+		o.Delay.Backoff = "waiter"
+		o.Delay.Base = 2 * time.Second
+		o.Delay.Max = 30 * time.Second // a waiter model brings its own (Smithy: 120s)
+		o.Retry.Mode = "off"
+		o.Output.Stdout = "final"
+	}
+	return o
+}
+
+// register wires every shared flag to o.
+func (o *Options) Register(fs *pflag.FlagSet) {
+	fs.SortFlags = false
+	fs.VarP(countValue{&o.Budget.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
+	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
+	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
+	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
+
+	fs.Var(enumValue{&o.Delay.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy: exponential, constant, linear, fibonacci, decorrelated or waiter")
+	fs.VarP(durationValue{&o.Delay.Base}, "delay", "d", "base delay")
+	fs.Var(durationValue{&o.Delay.Max}, "max-delay", "cap on a delay, before jitter")
+	fs.Var(durationValue{&o.Delay.Throttle}, "throttle-delay", "base delay for throttling retries")
+	fs.Var(floatValue{&o.Delay.Multiplier}, "multiplier", "exponential factor")
+	fs.Var(enumValue{&o.Delay.Jitter, []string{"full", "equal", "none"}}, "jitter", "jitter applied to each delay: full, equal or none (default: full for exponential and decorrelated, none for the others)")
+	fs.StringVar(&o.Delay.Schedule, "schedule", "", "compact schedule `'[COUNT] MIN [MAX]'`: COUNT retries, delays doubling from MIN up to MAX (1h), no jitter")
+	fs.Var(durationValue{&o.Delay.MaxRetryAfter}, "max-retry-after", "cap on a server's retry-after hint")
+	fs.Var(positiveValue{&o.Budget.Consecutive}, "consecutive", "success only after N successful attempts in a row; a retry in between starts the count again")
+	fs.StringVar(&o.Process.OnRetry, "on-retry", "", "run `'COMMAND STRING'` before every retry (with --shell: by the shell), with RETRY_ATTEMPT, RETRY_EXIT_CODE and RETRY_REASON set; its failure is logged")
+
+	fs.Var(enumValue{&o.Retry.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
+	fs.StringVar(&o.Retry.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
+	fs.StringVar(&o.Retry.Store, "scope-store", "", "`URL` of the store where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (default: the state directory on this machine)")
+	fs.Var(enumValue{&o.Retry.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time (wait spends only the top 50 of its 500 tokens)")
+
+	o.Accept.List.register(fs)
+	fs.StringVar(&o.Accept.ErrorPattern, "error-pattern", "", "`RE2` regexp whose first capture group is the error code in stderr")
+	fs.StringVar(&o.Accept.Input, "input", "", "`JSON` (or @FILE) that JMESPath acceptors see as input: {\"input\": …, \"output\": …}")
+	fs.StringVar(&o.Waiter.File, "waiter-file", "", "botocore waiters-2.json or Smithy JSON model `FILE` to load a waiter from")
+	fs.StringVar(&o.Waiter.Name, "waiter", "", "`NAME` of the waiter in --waiter-file, or SERVICE:NAME of a botocore waiter built into retry (dynamodb:table-exists)")
+	fs.BoolVar(&o.Waiter.List, "list-waiters", false, "list the waiters in --waiter-file (without it: the built-in ones) and exit")
+
+	if o.Wait {
+		fs.StringVar(&o.Output.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
+		fs.Var(enumValue{&o.Output.Format, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
+	} else {
+		fs.Var(enumValue{&o.Output.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
+	}
+	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
+	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
+	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
+	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
+	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
+
+	fs.BoolVar(&o.Process.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
+	fs.StringVar(&o.Process.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
+	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
+
+	fs.StringVar(&o.Net.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
+	fs.StringVar(&o.Net.URL, "url", "", "make an HTTP call to `URL` instead of running a command")
+	fs.StringVarP(&o.Net.Method, "request", "X", "", "HTTP `METHOD` (default GET, or POST with --data)")
+	fs.VarP(stringsValue{&o.Net.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")
+	fs.StringVar(&o.Net.Data, "data", "", "HTTP request body `DATA`, or @FILE; sent identically on every attempt")
+	fs.StringVar(&o.Net.CACert, "cacert", "", "PEM `FILE` of certificate authorities to trust for HTTPS")
+	fs.BoolVar(&o.Net.Insecure, "insecure", false, "do not verify the server's TLS certificate (warns)")
+	fs.BoolVar(&o.Net.Idempotent, "idempotent", false, "retry non-idempotent methods (POST, PATCH) even when the request may have been sent")
+	fs.StringVar(&o.Net.IdempotencyKey, "idempotency-key", "", "send Idempotency-Key: `KEY` (auto: a random one) on every attempt")
+}
+
+// ciModes are the words --ci (RETRY_CI) accepts.
+var ciModes = []string{"auto", "github", "gitlab", "none"}

@@ -1,0 +1,187 @@
+package plan
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/runner/redact"
+)
+
+// defaultJitter is the jitter of a backoff the user gave no --jitter for:
+// full for exponential and decorrelated (spreading a fleet's retries is
+// their point), none for constant, linear, fibonacci and the waiter, whose
+// delays users read as written ("constant" is constant).
+func defaultJitter(kind string) string {
+	switch kind {
+	case "exponential", "decorrelated":
+		return "full"
+	}
+	return "none"
+}
+
+// Validate refuses the flags that cannot hold together, before the plan
+// reads or opens anything, and returns what an attempt is. (Values that
+// need a file, a store or a parser to judge are refused where they are
+// built, in buildPlan.)
+func (o *Options) Validate() (attemptKind, error) {
+	if o.Given("state") && o.Budget.State == "" {
+		return 0, exit.Usagef("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
+	}
+	if err := o.contradictions(); err != nil {
+		return 0, err
+	}
+	kind, err := o.attemptKind()
+	if err != nil {
+		return 0, err
+	}
+	if o.Budget.State != "" && (o.Budget.Consecutive > 1 || o.Process.OnRetry != "") {
+		// Each --state invocation makes one attempt: neither a count of
+		// successes in a row nor a hook between attempts is kept.
+		f := "consecutive"
+		if o.Process.OnRetry != "" {
+			f = "on-retry"
+		}
+		return 0, exit.Usagef("--%s: cannot go with --state, which makes one attempt per invocation", f)
+	}
+	if o.Given("output") && o.Output.Query == "" {
+		return 0, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
+	}
+	return kind, nil
+}
+
+// attemptKind is what an attempt does, as the flags choose it.
+type attemptKind int
+
+const (
+	commandAttempt attemptKind = iota // runs COMMAND [ARG...], a process per attempt
+	httpAttempt                       // makes the HTTP call of --url
+	tcpAttempt                        // connects to --tcp HOST:PORT
+)
+
+// httpOnly are the flags that shape an HTTP call.
+var httpOnly = []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"}
+
+// attemptKind returns what an attempt does: connect with --tcp (given,
+// even empty), call --url, else run the arguments. It refuses, naming the
+// flag, what cannot go with that choice: arguments beside --tcp or --url,
+// --shell and --foreground (they run commands), HTTP flags without --url,
+// and output or input flags with --tcp. This is the one place these
+// conflicts are decided.
+func (o *Options) attemptKind() (attemptKind, error) {
+	switch {
+	case o.Net.TCP != "" || o.Given("tcp"):
+		if len(o.Args) > 0 {
+			return 0, exit.Usagef("--tcp: give either an address or a command, not both (got %q)", strings.Join(o.Args, " "))
+		}
+		if o.Net.URL != "" {
+			return 0, exit.Usagef("--tcp: give either --tcp HOST:PORT or --url URL, not both")
+		}
+		if o.Process.Shell || o.Process.Foreground {
+			return 0, exit.Usagef("--shell and --foreground run commands; they cannot go with --tcp")
+		}
+		for _, f := range slices.Concat(httpOnly, []string{"error-pattern", "query", "input"}) {
+			if o.Given(f) {
+				return 0, exit.Usagef("--%s: cannot go with --tcp (a TCP connect has no output)", f)
+			}
+		}
+		return tcpAttempt, nil
+	case o.Net.URL != "":
+		if len(o.Args) > 0 {
+			return 0, exit.Usagef("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
+		}
+		if o.Process.Shell {
+			return 0, exit.Usagef("--shell: runs a command; it cannot go with --url")
+		}
+		if o.Process.Foreground {
+			return 0, exit.Usagef("--shell and --foreground run commands; they cannot go with --url")
+		}
+		return httpAttempt, nil
+	}
+	for _, f := range httpOnly {
+		if o.Given(f) {
+			return 0, exit.Usagef("--%s: only for HTTP calls: give --url URL", f)
+		}
+	}
+	return commandAttempt, nil
+}
+
+// method returns the HTTP method of --url: -X in upper case; without it
+// GET, or POST with --data (curl's rule). The request source gets it
+// resolved.
+func (o *Options) method() string {
+	switch {
+	case o.Net.Method != "":
+		return strings.ToUpper(o.Net.Method)
+	case o.Given("data"):
+		return "POST"
+	}
+	return "GET"
+}
+
+// contradictions refuses flags the user gave (on the command line or as
+// RETRY_ variables) that cannot hold together, naming both. Defaults never
+// contradict: only given flags are compared. An environment default is a
+// default too: where it contradicts a flag of the command line, the flag
+// wins and the variable is set aside (RETRY_DELAY=2s exported for every
+// run does not break `retry run --schedule …`); two variables, or two
+// flags, that contradict are an error.
+func (o *Options) contradictions() error {
+	if o.Given("schedule") {
+		for _, f := range []string{"delay", "max-delay", "backoff", "jitter", "multiplier"} {
+			if !o.Given(f) {
+				continue
+			}
+			switch {
+			case o.fromEnv["schedule"] && !o.fromEnv[f]:
+				o.unset("schedule")
+			case o.fromEnv[f] && !o.fromEnv["schedule"]:
+				o.unset(f)
+			default:
+				return exit.Usagef("%s and %s contradict: the schedule sets the delays (doubling from MIN up to MAX, no jitter); give one of them", o.flagName("schedule"), o.flagName(f))
+			}
+			if !o.Given("schedule") {
+				break
+			}
+		}
+	}
+	// A RETRY_SHELL_PATH default names the shell for the runs that ask for
+	// --shell; only a --shell-path on the command line needs --shell.
+	if o.Given("shell-path") && !o.fromEnv["shell-path"] && !o.Process.Shell {
+		return exit.Usagef("--shell-path needs --shell: it names the shell that runs the --shell 'STRING'")
+	}
+	if o.Given("max-delay") && o.Given("delay") && o.Delay.Max < o.Delay.Base {
+		return exit.Usagef("%s %s is below %s %s: the cap must be at least the base delay", o.flagName("max-delay"), human.Duration(o.Delay.Max), o.flagName("delay"), human.Duration(o.Delay.Base))
+	}
+	if o.Given("multiplier") && o.Delay.Multiplier < 1 {
+		return exit.Usagef("%s: %s is below 1: delays would shrink; want a factor ≥ 1, like 2 or 1.5", o.flagName("multiplier"), floatValue{&o.Delay.Multiplier}.String())
+	}
+	return nil
+}
+
+// unset sets a flag that came from the environment back to its default,
+// as if the variable were not there.
+func (o *Options) unset(name string) {
+	d := New(o.Wait, o.IO)
+	switch name {
+	case "schedule":
+		o.Delay.Schedule = d.Delay.Schedule
+	case "delay":
+		o.Delay.Base = d.Delay.Base
+	case "max-delay":
+		o.Delay.Max = d.Delay.Max
+	case "backoff":
+		o.Delay.Backoff = d.Delay.Backoff
+	case "jitter":
+		o.Delay.Jitter = d.Delay.Jitter
+	case "multiplier":
+		o.Delay.Multiplier = d.Delay.Multiplier
+	}
+	delete(o.set, name)
+	delete(o.fromEnv, name)
+}
+
+// normalWord is an enum word as flags compare it: trimmed, lower case
+// (--mode Adaptive is adaptive).
+func normalWord(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -1,0 +1,153 @@
+package sinks
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/runner"
+)
+
+// JSONConfig is what the JSON log knows of the run beyond its events.
+type JSONConfig struct {
+	Wait    bool   // the run is a wait: a poll the fallback repeats is "pending"
+	Verbose bool   // -v: each attempt's acceptor trace
+	State   string // the --state file of a durable sequence
+}
+
+// JSON is the JSON log: one object per event, each line starting with
+// {"retry":EVENT and ending with "version":SchemaVersion (README
+// "Machine-readable logs" has the schema).
+type JSON struct {
+	cfg   JSONConfig
+	lines *Lines
+}
+
+// NewJSON returns the JSON log of a run, written on lines.
+func NewJSON(cfg JSONConfig, lines *Lines) *JSON { return &JSON{cfg: cfg, lines: lines} }
+
+// The lines of the JSON log, one type per event. Each starts with "retry"
+// (the event's name, so that a reader of a stderr shared with the
+// command keeps the lines starting with {"retry":) and ends with "version";
+// the fields between are in alphabetical order, as they always were.
+type (
+	// AttemptLine is an attempt that ended: the attempt as the report shows
+	// it, then the line's own fields.
+	AttemptLine struct {
+		Retry string `json:"retry"` // "attempt"
+		Attempt
+		Event       string          `json:"event"`
+		MaxAttempts int             `json:"max_attempts"` // 0: unlimited
+		Pending     string          `json:"pending,omitempty"`
+		Time        string          `json:"time"`
+		Trace       []acceptor.Step `json:"trace,omitempty"` // -v: every acceptor evaluated
+		Version     int             `json:"version"`
+	}
+	// BucketWaitLine is a wait for the scope's bucket to refill.
+	BucketWaitLine struct {
+		Retry     string `json:"retry"` // "bucket_wait"
+		Attempt   int    `json:"attempt"`
+		Available int    `json:"available"`
+		Capacity  int    `json:"capacity"`
+		Cost      int    `json:"cost"`
+		Event     string `json:"event"`
+		Time      string `json:"time"`
+		WaitMS    int64  `json:"wait_ms"`
+		Version   int    `json:"version"`
+	}
+	// HookLine is an --on-retry run.
+	HookLine struct {
+		Retry      string  `json:"retry"` // "on_retry"
+		Attempt    int     `json:"attempt"`
+		DurationMS float64 `json:"duration_ms"`
+		Error      string  `json:"error,omitempty"`
+		Event      string  `json:"event"`
+		Time       string  `json:"time"`
+		Version    int     `json:"version"`
+	}
+	// EndLine is the end of the run.
+	EndLine struct {
+		Retry     string `json:"retry"` // "end"
+		Attempts  int    `json:"attempts"`
+		ElapsedMS int64  `json:"elapsed_ms"`
+		Error     string `json:"error,omitempty"`
+		Event     string `json:"event"`
+		Outcome   string `json:"outcome"`
+		State     string `json:"state,omitempty"` // the --state file
+		Time      string `json:"time"`
+		Version   int    `json:"version"`
+	}
+)
+
+// StateEvent is a line of a durable invocation (--state) that no strategy
+// event carries: the text log writes its Message, the JSON log all of it.
+// The fields each kind sets are listed in README "Machine-readable logs".
+type StateEvent struct {
+	Retry           string   `json:"retry"` // the kind: new_sequence, unfinished, not_due, ended, busy
+	Attempt         int      `json:"attempt,omitempty"`
+	Attempts        int      `json:"attempts,omitempty"`
+	Due             string   `json:"due,omitempty"`
+	DueInMS         *int64   `json:"due_in_ms,omitempty"`
+	Event           string   `json:"event"`
+	ExitCode        *int     `json:"exit_code,omitempty"`
+	Message         string   `json:"message"`
+	PreviousCommand []string `json:"previous_command,omitempty"`
+	PreviousStatus  string   `json:"previous_status,omitempty"`
+	Reason          string   `json:"reason,omitempty"`
+	State           string   `json:"state"`
+	Status          string   `json:"status,omitempty"`
+	Time            string   `json:"time"`
+	Version         int      `json:"version"`
+}
+
+// Event writes e, with the kind, the state file, the time and the version
+// filled in.
+func (l *JSON) Event(e StateEvent) {
+	e.Event, e.State, e.Time, e.Version = e.Retry, l.cfg.State, stamp(time.Now()), SchemaVersion
+	l.write(&e)
+}
+
+// Observe writes the line of e, if it has one.
+func (l *JSON) Observe(e runner.Event) {
+	t := stamp(e.Time)
+	switch e.Kind {
+	case runner.EventAttemptEnd:
+		line := &AttemptLine{Retry: "attempt", Attempt: attemptOf(e.Record), Event: "attempt", MaxAttempts: e.MaxAttempts, Time: t, Version: SchemaVersion}
+		if human.NotYet(l.cfg.Wait, e.Record) {
+			line.Pending = human.Pending(e.Record)
+		}
+		if l.cfg.Verbose {
+			line.Trace = append([]acceptor.Step(nil), e.Record.Decision.Trace...) // redacted as a copy
+		}
+		l.write(line)
+	case runner.EventBucketWait:
+		l.write(&BucketWaitLine{Retry: "bucket_wait", Attempt: e.Record.Number, WaitMS: e.Wait.Milliseconds(),
+			Cost: e.Empty.Cost, Available: e.Empty.Available, Capacity: e.Empty.Capacity, Event: "bucket_wait", Time: t, Version: SchemaVersion})
+	case runner.EventHook:
+		line := &HookLine{Retry: "on_retry", Attempt: e.Attempt, DurationMS: ms(e.Hook.Duration), Event: "on_retry", Time: t, Version: SchemaVersion}
+		if e.Hook.Err != nil {
+			line.Error = e.Hook.Err.Error()
+		}
+		l.write(line)
+	case runner.EventEnd:
+		line := &EndLine{Retry: "end", Attempts: human.AttemptCount(e.Outcome), ElapsedMS: e.Outcome.Elapsed.Milliseconds(),
+			Event: "end", Outcome: e.Outcome.End.String(), State: l.cfg.State, Time: t, Version: SchemaVersion}
+		if e.Outcome.Err != nil {
+			line.Error = e.Outcome.Err.Error()
+		}
+		l.write(line)
+	}
+}
+
+// write writes line, a pointer to one of the line types, its secrets
+// redacted, as one line.
+func (l *JSON) write(line any) {
+	redactStrings(line)
+	b, err := json.Marshal(line)
+	if err != nil {
+		l.lines.Warn("JSON log: %v", err)
+		return
+	}
+	l.lines.write(append(b, '\n'))
+}

@@ -1,0 +1,251 @@
+package sinks
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/runner"
+)
+
+// errorBodyLimit bounds the failed HTTP body written to stderr, as a
+// terminal or a CI log wants it: the start of it, where the message is.
+const errorBodyLimit = 64 << 10
+
+// RetriedConfig is what the output of retried attempts knows of the run.
+type RetriedConfig struct {
+	// Show: run keeps only the last attempt's stdout for stdout (final
+	// mode), and writes a retried attempt's stdout to stderr. Without it
+	// Observe writes nothing.
+	Show bool
+	// HTTP: the output is an HTTP body, bounded (errorBodyLimit) and
+	// framed as "body".
+	HTTP  bool
+	Quiet bool // -q: no frame line
+	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1}
+	// (--log-format json on stderr).
+	JSONFrame bool
+}
+
+// Retried writes, in final mode, the stdout of an attempt that is retried
+// to stderr, framed by a line naming the attempt, so a CI log keeps every
+// failure and stdout gets only the last attempt's; and at the end a failed
+// HTTP call's body (WriteBody).
+type Retried struct {
+	cfg   RetriedConfig
+	lines *Lines    // its lock keeps a frame and its output together; warnings
+	w     io.Writer // retry's stderr
+	// maxAttempts is the run's attempt limit, as the events carry it.
+	maxAttempts int
+
+	tail    *tailBuffer // reused by writeAttemptStdout
+	copyBuf []byte
+}
+
+// NewRetried returns the writer of retried attempts' output on stderr w,
+// taking the lock of lines.
+func NewRetried(cfg RetriedConfig, lines *Lines, w io.Writer) *Retried {
+	return &Retried{cfg: cfg, lines: lines, w: w}
+}
+
+// Observe writes the stdout of a retried attempt.
+func (l *Retried) Observe(e runner.Event) {
+	l.maxAttempts = e.MaxAttempts
+	if e.Kind == runner.EventAttemptEnd && e.Record.Retried && l.cfg.Show {
+		if err := l.writeAttemptStdout(e.Record); err != nil {
+			l.lines.Warn("%s: stdout: %v", human.AttemptLabel(e.Record.Number, l.maxAttempts), err)
+		}
+	}
+}
+
+// writeAttemptStdout writes r's stdout framed; an HTTP body is bounded
+// (errorBodyLimit), a command's stdout is its tail.
+func (l *Retried) writeAttemptStdout(r *runner.Record) error {
+	rc, err := r.Result.OpenStdout()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var src io.Reader = rc
+	if l.cfg.HTTP {
+		src = io.LimitReader(rc, errorBodyLimit+1)
+	}
+	// Peek: an attempt that wrote nothing gets no frame.
+	var first [1]byte
+	n, err := io.ReadFull(src, first[:])
+	if n == 0 {
+		if err == io.EOF {
+			return nil
+		}
+		return err
+	}
+	l.lines.Lock()
+	defer l.lines.Unlock()
+	w := l.w
+	l.writeFrame(r.Number, l.maxAttempts)
+	tw := &trailingNewline{w: w}
+	if l.cfg.HTTP {
+		return copyBounded(tw, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit, r.Result.Attempt.StdoutTail)
+	}
+	// A command's stdout: its last retriedStdoutLimit bytes, where a test
+	// run's summary is, and how much came before. A kept stdout can be read
+	// from its end directly.
+	if sized, ok := rc.(interface {
+		io.ReaderAt
+		Size() int64
+	}); ok {
+		size := sized.Size()
+		if skipped := size - retriedStdoutLimit; skipped > 0 {
+			fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+		}
+		from := max(size-retriedStdoutLimit, 0)
+		if l.copyBuf == nil {
+			l.copyBuf = make([]byte, 32<<10)
+		}
+		if _, err := io.CopyBuffer(tw, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
+			return err
+		}
+		return tw.end()
+	}
+	// One buffer for the run: a MiB of garbage per retried attempt would
+	// make memory grow with the number of attempts (a long run of retries).
+	if l.tail == nil {
+		l.tail = &tailBuffer{limit: retriedStdoutLimit}
+		l.copyBuf = make([]byte, 32<<10)
+	}
+	tail := l.tail
+	tail.ring, tail.pos, tail.total = tail.ring[:0], 0, 0
+	if _, err := io.CopyBuffer(tail, io.MultiReader(bytes.NewReader(first[:]), src), l.copyBuf); err != nil {
+		return err
+	}
+	kept := tail.bytes()
+	if skipped := tail.total - int64(len(kept)); skipped > 0 {
+		fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+	}
+	if _, err := tw.Write(kept); err != nil {
+		return err
+	}
+	return tw.end()
+}
+
+// retriedStdoutLimit bounds what a retried attempt's stdout puts on stderr.
+const retriedStdoutLimit = 1 << 20
+
+// tailBuffer keeps the last limit bytes written, in a ring, and counts
+// them all.
+type tailBuffer struct {
+	ring  []byte
+	pos   int // next write position once the ring is full
+	limit int
+	total int64
+}
+
+func (t *tailBuffer) Write(b []byte) (int, error) {
+	n := len(b)
+	t.total += int64(n)
+	if len(b) > t.limit {
+		b = b[len(b)-t.limit:]
+	}
+	if room := t.limit - len(t.ring); room > 0 {
+		k := min(room, len(b))
+		t.ring = append(t.ring, b[:k]...)
+		b = b[k:]
+	}
+	for len(b) > 0 {
+		k := copy(t.ring[t.pos:], b)
+		b = b[k:]
+		t.pos = (t.pos + k) % t.limit
+	}
+	return n, nil
+}
+
+// bytes returns the kept bytes in order.
+func (t *tailBuffer) bytes() []byte {
+	if len(t.ring) < t.limit || t.pos == 0 {
+		return t.ring
+	}
+	return append(append([]byte(nil), t.ring[t.pos:]...), t.ring[:t.pos]...)
+}
+
+// WriteBody writes a failed HTTP call's body to stderr, bounded, after a
+// line naming the attempt.
+func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
+	rc, err := last.Result.OpenStdout()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	var first [1]byte
+	n, _ := io.ReadFull(rc, first[:])
+	if n == 0 {
+		return nil
+	}
+	l.writeFrame(last.Number, maxAttempts)
+	return copyBounded(&trailingNewline{w: l.w}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
+}
+
+// writeFrame writes, before an attempt's output on stderr, the line that
+// names it: "retry: stdout of attempt 1/5:" ("body" for HTTP), or with
+// --log-format json on stderr {"retry":"stdout","attempt":1}; maxAttempts
+// is the run's limit (0: unlimited). -q drops it.
+func (l *Retried) writeFrame(n, maxAttempts int) {
+	if l.cfg.Quiet {
+		return
+	}
+	what := "stdout"
+	if l.cfg.HTTP {
+		what = "body"
+	}
+	if l.cfg.JSONFrame {
+		fmt.Fprintf(l.w, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
+		return
+	}
+	label := fmt.Sprintf("attempt %d", n)
+	if maxAttempts > 0 {
+		label += fmt.Sprintf("/%d", maxAttempts)
+	}
+	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
+}
+
+// copyBounded copies at most limit bytes of r to tw and ends the line; when
+// r holds more, a line says how much was left out.
+func copyBounded(tw *trailingNewline, r io.Reader, limit int64, _ []byte) error {
+	n, err := io.Copy(tw, io.LimitReader(r, limit))
+	if err != nil {
+		return err
+	}
+	if err := tw.end(); err != nil {
+		return err
+	}
+	if n == limit {
+		rest, _ := io.Copy(io.Discard, r)
+		if rest > 0 {
+			_, err = fmt.Fprintf(tw.w, "retry: (%d more bytes of the body not shown)\n", rest)
+		}
+	}
+	return err
+}
+
+// trailingNewline passes writes through and ends what it wrote with a
+// newline when it did not end with one.
+type trailingNewline struct {
+	w     io.Writer
+	wrote bool
+	last  byte
+}
+
+func (t *trailingNewline) Write(b []byte) (int, error) {
+	if len(b) > 0 {
+		t.wrote, t.last = true, b[len(b)-1]
+	}
+	return t.w.Write(b)
+}
+
+func (t *trailingNewline) end() error {
+	if t.wrote && t.last != '\n' {
+		_, err := t.w.Write([]byte{'\n'})
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package cmd
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/cmd/internal/sinks"
+)
+
+// logs are the sinks of a run, built from its options and plan: the lines
+// retry writes (on stderr or the --log-file), the text or JSON log, the CI
+// markup, and the output of retried attempts. The sinks themselves know
+// only the small configs built here.
+type logs struct {
+	lines   *sinks.Lines
+	log     sinks.Log
+	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
+	ci      *sinks.CI   // nil outside CI
+	retried *sinks.Retried
+}
+
+// newLogs builds the sinks of a run of o as p planned it.
+func newLogs(o *plan.Options, p *plan.Plan) *logs {
+	var stderr io.Writer = o.IO.ErrOut
+	if p.Stderr != nil {
+		stderr = p.Stderr.Log() // a line of retry's never continues a child's
+	}
+	system := sinks.ResolveCI(o.CI, o.IO.Env, o.IO.StderrIsTerminal)
+	w, tty := stderr, !o.Output.Quiet && o.Output.LogFormat == "text" && o.IO.StderrIsTerminal
+	if p.LogFile != nil {
+		w, tty = p.LogFile, false
+	}
+	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub)}
+	if o.Output.LogFormat == "json" && !o.Output.Quiet {
+		l.log = sinks.NewJSON(sinks.JSONConfig{Wait: o.Wait, Verbose: o.Output.Verbose, State: o.Budget.State}, l.lines)
+	} else {
+		l.text = sinks.NewText(sinks.TextConfig{
+			Wait: o.Wait, Quiet: o.Output.Quiet, Verbose: o.Output.Verbose,
+			MaxTime: p.MaxTime, Scope: o.Retry.Scope, WhenEmptyWait: o.Retry.WhenEmpty == "wait",
+			State: o.Budget.State, TTY: tty,
+		}, l.lines)
+		l.log = l.text
+	}
+	// The markup goes through the log's view of the stderr the attempts
+	// share: it always starts a line, even after a command's output
+	// without a final line break, and never goes into a --log-file.
+	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env}, l.lines, stderr)
+	l.retried = sinks.NewRetried(sinks.RetriedConfig{
+		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
+		JSONFrame: o.Output.LogFormat == "json" && p.LogFile == nil,
+	}, l.lines, o.IO.ErrOut)
+	return l
+}
+
+// fanOut is the order in which the sinks see an event: the CI markup opens
+// an attempt's group, a retried attempt's output (output, not a log line:
+// written with -q and whatever the format), the log's lines, then the CI
+// markup closes the group and annotates.
+func (l *logs) fanOut() sinks.FanOut {
+	return sinks.FanOut{l.ci.Before(), l.retried, l.log, l.ci.After()}
+}
+
+// sleep sleeps between attempts, under the text log's status line on a
+// terminal.
+func (l *logs) sleep(ctx context.Context, d time.Duration) error {
+	if l.text != nil {
+		return l.text.Sleep(ctx, d)
+	}
+	return bucket.Sleep(ctx, d)
+}

@@ -1,0 +1,289 @@
+// Package state is `retry state show|reset FILE`: where a durable retry
+// sequence (--state FILE) stands, and starting it over.
+package state
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/runner/durable"
+)
+
+// NewCmd builds `retry state show|reset FILE`.
+func NewCmd(io *iostreams.IOStreams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "state",
+		Short: "Show or reset a durable retry sequence (--state FILE)",
+		Long: `A retry sequence kept with --state FILE survives the process that made it:
+a cron job that calls retry again continues it. retry state show prints where
+it stands; retry state reset removes it, so the next invocation starts over.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			return exit.Usagef("state: give a subcommand: show FILE [--json] or reset FILE")
+		},
+	}
+	c.AddCommand(newCmdStateShow(io), newCmdStateReset(io))
+	return c
+}
+
+func newCmdStateShow(io *iostreams.IOStreams) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "show FILE",
+		Short: "Print a sequence's status, attempts, next due time, delay and history",
+		Long: `Print a durable sequence: its status (pending, due, running, given up, failed),
+the attempts made and left, when the next one is due, the current delay, the
+last exit status and reason, and the history of attempts (start, duration,
+status, directive). --json prints one JSON object. No file: status none.`,
+		Args: exactFile("show"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return stateShow(io, args[0], asJSON, time.Now())
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func newCmdStateReset(io *iostreams.IOStreams) *cobra.Command {
+	return &cobra.Command{
+		Use:   "reset FILE",
+		Short: "Remove a sequence, so that the next invocation starts a new one",
+		Long: `Remove the durable sequence in FILE, whatever its status (a corrupt file
+included), so that the next invocation of retry --state FILE starts a new
+sequence. It takes the sequence's lock: while an attempt runs it exits 75,
+"busy", and removes nothing.`,
+		Args: exactFile("reset"),
+		RunE: func(c *cobra.Command, args []string) error {
+			return stateReset(io, args[0])
+		},
+	}
+}
+
+func exactFile(sub string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != 1 {
+			return exit.Usagef("state %s: give one state FILE (got %d arguments)", sub, len(args))
+		}
+		return nil
+	}
+}
+
+// stateShow prints the sequence in path as of now.
+func stateShow(io *iostreams.IOStreams, path string, asJSON bool, now time.Time) error {
+	st, err := durable.ReadFile(path)
+	if err != nil {
+		return stateFileError(path, err)
+	}
+	if st == nil {
+		if asJSON {
+			fmt.Fprintf(io.Out, "{\"file\":%q,\"status\":\"none\"}\n", path)
+			return nil
+		}
+		fmt.Fprintf(io.Out, "file:      %s\nstatus:    none (no sequence: the next invocation starts one)\n", path)
+		return nil
+	}
+	status := st.Shown(now, processAlive)
+	if asJSON {
+		b, _ := json.MarshalIndent(showJSON(path, st, status, now), "", "  ")
+		fmt.Fprintf(io.Out, "%s\n", b)
+		return nil
+	}
+	w := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
+	row("file", path)
+	row("command", strings.Join(st.Command, " "))
+	row("status", string(status))
+	made := fmt.Sprintf("%d made", st.Attempts)
+	if left, limited := st.Left(); limited {
+		made += fmt.Sprintf(", %d left (of %d)", left, st.MaxAttempts)
+	} else {
+		made += ", unlimited"
+	}
+	row("attempts", made)
+	if !st.Started.IsZero() {
+		row("started", st.Started.UTC().Format(human.StateTime))
+	}
+	if !st.Deadline.IsZero() {
+		row("deadline", st.Deadline.UTC().Format(human.StateTime))
+	}
+	switch {
+	case status.Terminal():
+		row("next due", "never: retry state reset "+path+" starts a new sequence")
+	case status == durable.Running:
+		row("next due", "after the running attempt")
+	default:
+		row("next due", st.NextDue.UTC().Format(human.StateTime)+" ("+dueIn(st.NextDue, now)+")")
+	}
+	row("delay", human.Duration(st.Previous()))
+	if n := len(st.History); n > 0 {
+		row("last", lastStatus(st.History[n-1]))
+	}
+	if st.Reason != "" && status.Terminal() {
+		row("reason", st.Reason)
+	}
+	if status.Terminal() {
+		row("exit status", fmt.Sprint(st.Exit))
+	}
+	w.Flush()
+	if len(st.History) > 0 {
+		head := "history:"
+		if len(st.History) < st.Attempts {
+			head = fmt.Sprintf("history (the last %d of %d attempts):", len(st.History), st.Attempts)
+		}
+		fmt.Fprintln(io.Out, head)
+		w = tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
+		for _, e := range st.History {
+			line := fmt.Sprintf("  attempt %d\t%s\t%s\t%s\t%s", e.Attempt, e.Start.UTC().Format(human.StateTime), human.Duration(time.Duration(e.Duration)), e.Result, e.Directive)
+			if e.Acceptor != "" {
+				line += " [" + e.Acceptor + "]"
+			}
+			if e.Delay > 0 {
+				line += "\tnext in " + human.Duration(time.Duration(e.Delay))
+			}
+			fmt.Fprintln(w, line)
+		}
+		w.Flush()
+	}
+	return nil
+}
+
+func dueIn(t, now time.Time) string {
+	if d := t.Sub(now); d > 0 {
+		return "in " + human.Duration(d)
+	}
+	return "due now"
+}
+
+// lastStatus is the last attempt's exit status (or HTTP status) and
+// directive: "exit status 1: retry (server-side)".
+func lastStatus(e durable.Entry) string {
+	s := e.Result + ": " + e.Directive
+	if e.Acceptor != "" {
+		s += " [" + e.Acceptor + "]"
+	}
+	return s
+}
+
+func showJSON(path string, st *durable.State, status durable.Status, now time.Time) map[string]any {
+	m := map[string]any{
+		"file":         path,
+		"command":      st.Command,
+		"status":       status,
+		"attempts":     st.Attempts,
+		"max_attempts": st.MaxAttempts,
+		"delay_ms":     st.Previous().Milliseconds(),
+	}
+	if left, limited := st.Left(); limited {
+		m["attempts_left"] = left
+	} else {
+		m["attempts_left"] = nil
+	}
+	if !st.Started.IsZero() {
+		m["started"] = st.Started.UTC().Format(time.RFC3339Nano)
+	}
+	if !st.Deadline.IsZero() {
+		m["deadline"] = st.Deadline.UTC().Format(time.RFC3339Nano)
+	}
+	if !status.Terminal() && status != durable.Running {
+		m["next_due"] = st.NextDue.UTC().Format(time.RFC3339Nano)
+		m["due_in_ms"] = max(st.NextDue.Sub(now), 0).Milliseconds()
+	}
+	if st.Reason != "" {
+		m["reason"] = st.Reason
+	}
+	if status.Terminal() {
+		m["exit_status"] = st.Exit
+	}
+	hist := make([]map[string]any, len(st.History))
+	for i, e := range st.History {
+		h := map[string]any{
+			"attempt":     e.Attempt,
+			"start":       e.Start.UTC().Format(time.RFC3339Nano),
+			"duration_ms": float64(time.Duration(e.Duration).Microseconds()) / 1000,
+			"result":      e.Result,
+			"directive":   e.Directive,
+			"delay_ms":    time.Duration(e.Delay).Milliseconds(),
+		}
+		if e.HasExitCode() {
+			h["exit_code"] = e.ExitCode
+		}
+		if e.Status != 0 {
+			h["http_status"] = e.Status
+		}
+		if e.Acceptor != "" {
+			h["acceptor"] = e.Acceptor
+		}
+		hist[i] = h
+	}
+	m["history"] = hist
+	if n := len(st.History); n > 0 {
+		last := st.History[n-1]
+		m["last"] = lastStatus(last)
+		if last.HasExitCode() {
+			m["last_exit_code"] = last.ExitCode
+		}
+		if last.Status != 0 {
+			m["last_http_status"] = last.Status
+		}
+	}
+	return m
+}
+
+// stateReset removes the sequence in path under its lock.
+func stateReset(io *iostreams.IOStreams, path string) error {
+	fl, err := durable.Lock(path)
+	if err != nil {
+		return stateFileError(path, err)
+	}
+	defer fl.Close()
+	if !fl.Exists() {
+		fmt.Fprintf(io.Out, "%s: no sequence; nothing to reset\n", path)
+		return nil
+	}
+	what := "a corrupt state"
+	if st, err := fl.Read(); err == nil && st != nil {
+		what = fmt.Sprintf("%s, %s made", st.Status, human.Plural(st.Attempts, "attempt"))
+	}
+	if err := fl.Remove(); err != nil {
+		return &exit.Error{Code: exit.Usage, Msg: fmt.Sprintf("state reset %s: %v", path, err)}
+	}
+	fmt.Fprintf(io.Out, "%s: reset (was %s); the next invocation starts a new sequence\n", path, what)
+	return nil
+}
+
+// stateFileError maps errors of retry state: busy is 75; the rest 125.
+func stateFileError(path string, err error) error {
+	var corrupt *durable.CorruptError
+	var refused *durable.RefusedError
+	switch {
+	case errors.Is(err, durable.ErrBusy):
+		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: busy: another retry is making an attempt of this sequence", path)}
+	case errors.As(err, &corrupt):
+		return exit.Usagef("%s: %v: look at it, then retry state reset %s starts a new sequence", path, err, path)
+	case errors.As(err, &refused):
+		return exit.Usagef("%v", err)
+	}
+	return exit.Usagef("%s: %v", path, err)
+}
+
+// processAlive reports whether pid names a live process (state show tells
+// a running attempt from one whose process died).
+func processAlive(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
