@@ -275,12 +275,13 @@ func Reraise(sig syscall.Signal) {
 		return
 	}
 	if sig == syscall.SIGQUIT {
-		unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) // best effort: at worst a core
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
-	unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+	// On failure the caller exits with the status 128+N instead.
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 }
 
 // stdoutChunk is the size of the stdout pump's reads.

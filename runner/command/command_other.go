@@ -72,9 +72,9 @@ func Reraise(sig syscall.Signal) {
 		return
 	}
 	if sig == syscall.SIGQUIT {
-		syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{})
+		_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{}) // best effort: at worst a core
 	}
-	syscall.Kill(syscall.Getpid(), sig)
+	_ = syscall.Kill(syscall.Getpid(), sig) // on failure the caller exits with 128+N
 	time.Sleep(time.Second)
 }
 

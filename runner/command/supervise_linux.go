@@ -52,7 +52,9 @@ const supervisorBound = 10 * time.Second
 
 // supervision is this process's supervisor: off until EnableSupervisor,
 // then started at most once.
-var supervision struct {
+var supervision supervisorState
+
+type supervisorState struct {
 	mu      sync.Mutex
 	enabled bool
 	tried   bool
@@ -111,7 +113,17 @@ func superviseGroup(pgid int) {
 		return
 	}
 	s.groups[pgid] = true
-	s.w.WriteString("+" + strconv.Itoa(pgid) + "\n")
+	s.tell("+" + strconv.Itoa(pgid) + "\n")
+}
+
+// tell writes line to the supervisor. When that fails the supervisor is
+// gone (someone killed it): the run goes on without one.
+func (s *supervisorState) tell(line string) {
+	if _, err := s.w.WriteString(line); err != nil {
+		s.w.Close()
+		s.w = nil
+		s.pid.Store(0)
+	}
 }
 
 // groupGone tells the supervisor that the process group pgid is empty: its
@@ -124,7 +136,7 @@ func groupGone(pgid int) {
 		return
 	}
 	delete(s.groups, pgid)
-	s.w.WriteString("-" + strconv.Itoa(pgid) + "\n")
+	s.tell("-" + strconv.Itoa(pgid) + "\n")
 }
 
 // endSupervision says goodbye to the supervisor: the run ended and swept
@@ -137,7 +149,9 @@ func endSupervision() {
 	if s.w == nil {
 		return
 	}
-	s.w.WriteString("q\n")
+	if _, err := s.w.WriteString("q\n"); err != nil {
+		s.pid.Store(0) // gone already
+	}
 	s.w.Close()
 	s.w = nil
 }
@@ -151,7 +165,7 @@ func startSupervisor(first string) *os.File {
 		return nil
 	}
 	if first != "" {
-		syscall.Write(p[1], []byte(first)) // an empty pipe holds a line
+		_, _ = syscall.Write(p[1], []byte(first)) // an empty pipe holds a line
 	}
 	null, err := syscall.Open(os.DevNull, syscall.O_RDWR|syscall.O_CLOEXEC, 0)
 	if err != nil {

@@ -16,7 +16,6 @@ func IsSupervisor(args []string) bool { return false }
 func Supervise(id string) int { return 0 }
 
 func supervisorEnabled() bool                                      { return false }
-func supervisorPid() int                                           { return 0 }
 func superviseGroup(pgid int)                                      {}
 func groupGone(pgid int)                                           {}
 func endSupervision()                                              {}
