@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -24,6 +25,7 @@ func init() {
 	scriptPrograms["sleeper"] = sleeperMain
 	scriptPrograms["catn"] = catnMain
 	scriptPrograms["genbytes"] = genbytesMain
+	scriptPrograms["geninstances"] = geninstancesMain
 	scriptCommands["status"] = cmdStatus
 	scriptCommands["start"] = cmdStart
 	scriptCommands["signal"] = cmdSignal
@@ -405,6 +407,58 @@ func genbytesMain() {
 		b[i] = byte(x)
 	}
 	if err := os.WriteFile(os.Args[2], b, 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+}
+
+// geninstancesMain is `geninstances N FILE`: it writes to FILE a
+// describe-instances-like JSON document of N reservations of 5 instances
+// each (about 1 KB an instance), every instance "running" but the last,
+// which is "stopped".
+func geninstancesMain() {
+	n, _ := strconv.Atoi(os.Args[1])
+	f, err := os.Create(os.Args[2])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	w.WriteString(`{"Reservations": [`)
+	for r := range n {
+		if r > 0 {
+			w.WriteString(", ")
+		}
+		fmt.Fprintf(w, `{"Groups": [], "OwnerId": "123456789012", "ReservationId": "r-%017x", "Instances": [`, r)
+		for i := range 5 {
+			k := r*5 + i
+			state := "running"
+			if k == n*5-1 {
+				state = "stopped"
+			}
+			if i > 0 {
+				w.WriteString(", ")
+			}
+			fmt.Fprintf(w, `{"AmiLaunchIndex": %d, "ImageId": "ami-%08x", "InstanceId": "i-%017x", "InstanceType": "m5.large", `+
+				`"LaunchTime": "2026-11-0%dT12:00:00+00:00", "Monitoring": {"State": "disabled"}, `+
+				`"Placement": {"AvailabilityZone": "us-east-1%c", "GroupName": "", "Tenancy": "default"}, `+
+				`"PrivateDnsName": "ip-10-0-%d-%d.ec2.internal", "PrivateIpAddress": "10.0.%d.%d", "ProductCodes": [], `+
+				`"PublicDnsName": "", "State": {"Code": 16, "Name": "%s"}, "StateTransitionReason": "", `+
+				`"SubnetId": "subnet-%08x", "VpcId": "vpc-0abc1234", "Architecture": "x86_64", "ClientToken": "", `+
+				`"EbsOptimized": false, "EnaSupport": true, "Hypervisor": "xen", "RootDeviceName": "/dev/xvda", `+
+				`"RootDeviceType": "ebs", "SecurityGroups": [{"GroupName": "default", "GroupId": "sg-0123456789"}], `+
+				`"Tags": [{"Key": "Name", "Value": "web-%d"}, {"Key": "team", "Value": "platform"}], `+
+				`"VirtualizationType": "hvm", "CpuOptions": {"CoreCount": 1, "ThreadsPerCore": 2}}`,
+				i, uint32(k)*2654435761, k, 1+k%9, "abc"[k%3], k/256%256, k%256, k/256%256, k%256, state, k%50, k)
+		}
+		w.WriteString(`]}`)
+	}
+	w.WriteString("]}\n")
+	if err := w.Flush(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	if err := f.Close(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}

@@ -48,7 +48,7 @@ var imports = map[string][]string{
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
 		"cmd/completion", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
 		"cmd/scope", "cmd/state", "cmd/version",
-		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact"},
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
 	// Leaves of the presentation layer: exit statuses, the streams and
 	// environment a command sees, how things are said to people, and the
 	// splitting of a command string.
@@ -60,14 +60,14 @@ var imports = map[string][]string{
 	// no sink.
 	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/redis",
 		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/version",
-		"runner", "runner/command", "runner/durable", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
 	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/human", "runner", "runner/command", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
-	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
-	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable"},
+	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
 
 	// The strategy loop knows only its Source interface.
@@ -83,6 +83,8 @@ var imports = map[string][]string{
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
 	"runner/durable": {"acceptor", "backoff", "runner"},
+	// The sequence of --state redis://…/KEY, on the store of --scope-store.
+	"runner/durable/redisstore": {"bucket/redis", "runner/durable"},
 	// The --tcp attempt source.
 	"runner/tcp": {"acceptor", "backoff", "bucket", "runner"},
 

@@ -11,6 +11,11 @@
 //
 //	b := backoff.WithJitter(backoff.WithCap(backoff.Exponential(time.Second, 2), 20*time.Second), backoff.Full)
 //
+// Strategies is the table of the strategies a command line names (--backoff):
+// name, one line of help, default jitter and constructor; the flag's words,
+// its completion and the building of a run's backoff all read it, so a new
+// strategy is its own file and one row there.
+//
 // ParseSchedule reads the compact "[COUNT] MIN [MAX]" form and ParseDuration
 // reads flag values (Go durations or bare seconds).
 //

@@ -133,3 +133,31 @@ func TestParseJitter(t *testing.T) {
 		t.Errorf("Jitter(7).String() = %q", s)
 	}
 }
+
+// MaxDelay reports the cap of the backoffs that have one, through jitter,
+// and nothing for those that have none.
+func TestMaxDelay(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		b    Backoff
+		max  time.Duration
+		ok   bool
+	}{
+		{"cap", WithCap(Exponential(time.Second, 2), 20*time.Second), 20 * time.Second, true},
+		{"negative cap", WithCap(Constant(time.Second), -time.Second), 0, true},
+		{"full jitter of a cap", WithJitter(WithCap(Linear(time.Second), 7*time.Second), Full), 7 * time.Second, true},
+		{"equal jitter of a cap", WithJitter(WithCap(Linear(time.Second), 7*time.Second), Equal), 7 * time.Second, true},
+		{"no jitter of a cap", WithJitter(WithCap(Linear(time.Second), 7*time.Second), None), 7 * time.Second, true},
+		{"waiter", Waiter(2*time.Second, 120*time.Second), 120 * time.Second, true},
+		{"waiter, max below min", Waiter(2*time.Second, time.Second), 2 * time.Second, true},
+		{"decorrelated", Decorrelated(time.Second, 30*time.Second), 30 * time.Second, true},
+		{"schedule", mustSchedule(t, "3 5s 10m").Backoff, 10 * time.Minute, true},
+		{"exponential", Exponential(time.Second, 2), 0, false},
+		{"jitter of no cap", WithJitter(Constant(time.Second), Full), 0, false},
+	} {
+		max, ok := MaxDelay(tc.b)
+		if max != tc.max || ok != tc.ok {
+			t.Errorf("%s: MaxDelay = %v, %v; want %v, %v", tc.name, max, ok, tc.max, tc.ok)
+		}
+	}
+}

@@ -15,15 +15,15 @@ import "time"
 // Negative base and maxDelay count as 0; a maxDelay below base caps every
 // delay at maxDelay. 3×previous saturates at math.MaxInt64 nanoseconds.
 // Decorrelated is already jittered and capped: wrapping it in WithJitter
-// jitters twice.
+// jitters twice. MaxDelay reports maxDelay.
 func Decorrelated(base, maxDelay time.Duration) Backoff {
 	base, maxDelay = nonNegative(base), nonNegative(maxDelay)
-	return Func(func(s Step, r Rand) time.Duration {
+	return withMax{Func(func(s Step, r Rand) time.Duration {
 		prev := s.Previous
 		if prev <= 0 {
 			prev = base
 		}
 		hi := max(mulSat(prev, 3), base)
 		return min(between(r, base, hi), maxDelay)
-	})
+	}), maxDelay}
 }

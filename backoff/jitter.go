@@ -55,18 +55,25 @@ func ParseJitter(s string) (Jitter, error) {
 // itself. A negative d from b becomes 0. With a nil Rand the delay is d, as
 // if there were no jitter.
 //
-// Cap first: WithJitter(WithCap(b, max), kind).
+// Cap first: WithJitter(WithCap(b, max), kind); MaxDelay of the result is
+// the cap.
 func WithJitter(b Backoff, kind Jitter) Backoff {
+	var f Func
 	switch kind {
 	case Full:
-		return Func(func(s Step, r Rand) time.Duration {
+		f = func(s Step, r Rand) time.Duration {
 			return between(r, 0, nonNegative(b.Delay(s, r)))
-		})
+		}
 	case Equal:
-		return Func(func(s Step, r Rand) time.Duration {
+		f = func(s Step, r Rand) time.Duration {
 			d := nonNegative(b.Delay(s, r))
 			return between(r, d-d/2, d)
-		})
+		}
+	default:
+		return b
 	}
-	return b
+	if max, ok := MaxDelay(b); ok {
+		return withMax{f, max} // jitter spreads delays below the cap
+	}
+	return f
 }

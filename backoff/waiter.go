@@ -28,7 +28,8 @@ import (
 //
 // Negative durations count as 0. A maxDelay below minDelay counts as
 // minDelay, so every delay is minDelay. A minDelay of 0 makes every delay 0
-// (the doubling never leaves 0), apart from the last-attempt rule.
+// (the doubling never leaves 0), apart from the last-attempt rule. MaxDelay
+// reports maxDelay (which only the last-attempt rule passes).
 func Waiter(minDelay, maxDelay time.Duration) Backoff {
 	minDelay = nonNegative(minDelay)
 	maxDelay = max(nonNegative(maxDelay), minDelay)
@@ -36,7 +37,7 @@ func Waiter(minDelay, maxDelay time.Duration) Backoff {
 	if minDelay > 0 {
 		ceiling = math.Log(float64(maxDelay)/float64(minDelay))/math.Ln2 + 1
 	}
-	return Func(func(s Step, r Rand) time.Duration {
+	return withMax{Func(func(s Step, r Rand) time.Duration {
 		a := attemptOf(s)
 		d := maxDelay
 		if float64(a) <= ceiling {
@@ -47,5 +48,5 @@ func Waiter(minDelay, maxDelay time.Duration) Backoff {
 			d = rem
 		}
 		return d
-	})
+	}), maxDelay}
 }

@@ -114,8 +114,13 @@ case_ badinput "RETRY_URL=http://127.0.0.1:99999/ $R run 2>err; [ \$? -eq 125 ] 
 case_ badinput "RETRY_HEADER=NoColon $R run --url http://127.0.0.1:9/ 2>err; [ \$? -eq 125 ] && grep -q RETRY_HEADER err"
 case_ badinput "RETRY_SCHEDULE=soon $R run -- true 2>err; [ \$? -eq 125 ] && grep -q RETRY_SCHEDULE err"
 case_ badinput "$R run -n 2 -d 0 --shell 'printf partial >&2; exit 1' 2>err; grep -q '^retry: attempt 1/2' err"
+# --- state: retry state reset removes retry states only; kill -9 during
+# --state writes leaves no temporary file behind the next invocation
+case_ state "echo precious > notes.txt; $R state reset notes.txt; [ \$? -eq 125 ] && grep -q precious notes.txt"
+case_ state "echo '{\"version\": 2' > c.json; $R state reset c.json; [ \$? -eq 125 ] && [ -e c.json ] && $R state reset --force c.json && [ ! -e c.json ]"
+case_ state "mkdir -p k9; for i in \$(seq 40); do $R run -q --state k9/s.json --schedule '1000 1ms' -- false & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; sleep 0.05; $R run -q --state k9/s.json --schedule '1000 1ms' -- false; [ \$(ls -A k9 | grep -c tmp) -eq 0 ]"
 total_t=0; total_h=0
-for a in processes pipes disk files secrets badinput; do
+for a in processes pipes disk files secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
   total_t=$((total_t + ${tried[$a]:-0})); total_h=$((total_h + ${held[$a]:-0}))
 done

@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
-# retry wait on a large document: an ~80 MB describe-instances-like JSON
-# (100 000 instances), evaluated with
+# retry wait on a large document: a describe-instances-like JSON of
+# INSTANCES instances (default 100 000, ~96 MB; 520 000 make ~500 MB),
+# evaluated three ways:
 #   retry wait --attempts 1 --success-all 'Reservations[].Instances[].State.Name=running' -- cat doc.json
+#   retry wait --attempts 1 --success-any 'Reservations[].Instances[].State.Name=stopped' -- cat doc.json
+#   retry wait --attempts 1 --query 'Reservations[].Instances[].InstanceId' --success-all … -- cat doc.json
 # side by side with jp and jq (Debian packages, installed if missing)
-# computing the same projection, interleaved round by round. Reports median
-# wall time and peak RSS.
-# Usage: bench/wait.sh [ROUNDS]
+# computing the same projection, interleaved round by round (bench/lib.sh).
+# Reports median CPU (user+sys of the tree) and wall time and the peak RSS.
+# Usage: bench/wait.sh [ROUNDS] [INSTANCES] [OLD_RETRY_BINARY]
+# (an older build is timed beside, with --success-all and --query; PEERS=no
+# leaves jp and jq out: on 500 MB they take 2-3 GB of memory each)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rounds=${1:-3}
+rounds=${1:-3} instances=${2:-100000} old=${3:-}
 out=bench/out; mkdir -p "$out"
 CGO_ENABLED=0 go build -o "$out/retry" .
 R=$PWD/$out/retry
-for tool in jp jq time; do
-	if ! command -v "$tool" >/dev/null && ! [ -x /usr/bin/$tool ]; then
+for tool in jp jq; do
+	if ! command -v "$tool" >/dev/null; then
 		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$tool") >/dev/null 2>&1 || true
 	fi
 done
-doc=$out/instances.json
+doc=$out/instances-$instances.json
 if ! [ -s "$doc" ]; then
-	python3 - "$doc" <<'PY'
+	# Written a reservation at a time: a 500 MB document is never in memory.
+	python3 - "$doc" "$((instances / 5))" <<'PY'
 import json, sys, random
 random.seed(7)
-res = []
-for r in range(20000):
+out = open(sys.argv[1], "w")
+out.write('{"Reservations": [')
+for r in range(int(sys.argv[2])):
     insts = []
     for i in range(5):
         n = r * 5 + i
@@ -43,36 +50,31 @@ for r in range(20000):
             "Tags": [{"Key": "Name", "Value": "web-%d" % n}, {"Key": "team", "Value": "platform"}],
             "VirtualizationType": "hvm", "CpuOptions": {"CoreCount": 1, "ThreadsPerCore": 2},
         })
-    res.append({"Groups": [], "Instances": insts, "OwnerId": "123456789012", "ReservationId": "r-%017x" % r})
-json.dump({"Reservations": res}, open(sys.argv[1], "w"))
+    out.write((", " if r else "") + json.dumps({"Groups": [], "Instances": insts, "OwnerId": "123456789012", "ReservationId": "r-%017x" % r}))
+out.write("]}")
 PY
 fi
-echo "document: $(du -m "$doc" | cut -f1) MB, 100000 instances"
+echo "document: $(du -mL "$doc" | cut -f1) MB, $instances instances"
 
-# The tools are timed round by round, the order rotating (as bench/lib.sh
-# interleave does), each run under /usr/bin/time for its peak RSS.
 expr='Reservations[].Instances[].State.Name'
 "$R" wait -q --attempts 1 --success-all "$expr=running" -- cat "$doc" || { echo "retry wait did not succeed"; exit 1; }
-names=("retry wait"); cmds=("$R wait -q --attempts 1 --success-all '$expr=running' -- cat $doc")
-command -v jp >/dev/null && { names+=(jp); cmds+=("jp -f $doc '$expr'"); }
-command -v jq >/dev/null && { names+=(jq); cmds+=("jq '[.Reservations[].Instances[].State.Name]' $doc"); }
-k=${#names[@]}
-declare -A ts rs
-for ((r = 0; r < rounds; r++)); do
-	for ((j = 0; j < k; j++)); do
-		i=$(((j + r) % k))
-		eval "/usr/bin/time -o $out/time.txt -f '%e %M' ${cmds[$i]}" >/dev/null 2>&1 || true
-		line=$(tail -1 "$out/time.txt")
-		ts[$i]+="${line% *} "; rs[$i]+="${line#* } "
-	done
+. bench/lib.sh
+args=("retry --success-all" "-- $R wait -q --attempts 1 --success-all '$expr=running' -- cat $doc"
+	"retry --success-any" "-- $R wait -q --attempts 1 --success-any '$expr=stopped' -- cat $doc"
+	"retry --query" "-- $R wait --attempts 1 --query 'Reservations[].Instances[].InstanceId' --success-all '$expr=running' -- cat $doc")
+[ -n "$old" ] && args+=("old --success-all" "-- $old wait -q --attempts 1 --success-all '$expr=running' -- cat $doc"
+	"old --query" "-- $old wait --attempts 1 --query 'Reservations[].Instances[].InstanceId' --success-all '$expr=running' -- cat $doc")
+[ "${PEERS:-}" != no ] && command -v jp >/dev/null && args+=(jp "-- jp -f $doc '$expr'")
+[ "${PEERS:-}" != no ] && command -v jq >/dev/null && args+=(jq "-- jq '[.Reservations[].Instances[].State.Name]' $doc")
+interleave "${args[@]}"
+echo "median of $rounds interleaved rounds:"
+printf '  %-22s %10s %10s %10s\n' "" "CPU s" "wall s" "peak RSS"
+for name in "retry --success-all" "retry --success-any" "retry --query" "old --success-all" "old --query" jp jq; do
+	[ -n "${t[$name]:-}" ] || continue
+	awk -v n="$name" -v c="${c[$name]}" -v t="${t[$name]}" -v m="${m[$name]}" 'BEGIN {printf "  %-22s %10.2f %10.2f %7d MB\n", n, c, t, m / 1024}'
 done
-med() { printf '%s\n' $1 | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-top() { printf '%s\n' $1 | sort -g | tail -1; }
-for ((i = 0; i < k; i++)); do
-	tm[$i]=$(med "${ts[$i]}"); mm[$i]=$(top "${rs[$i]}")
-	printf '%-12s %6.2f s %6d MB\n' "${names[$i]}" "${tm[$i]}" "$((mm[$i] / 1024))"
+for name in jp jq; do
+	[ -n "${t[$name]:-}" ] || continue
+	echo "retry --success-all / $name: CPU $(ratio "${c[retry --success-all]}" "${c[$name]}")x, peak RSS $(ratio "${m[retry --success-all]}" "${m[$name]}")x"
 done
-for ((i = 1; i < k; i++)); do
-	awk -v n="${names[$i]}" -v a="${tm[0]}" -v b="${tm[$i]}" -v c="${mm[0]}" -v d="${mm[$i]}" \
-		'BEGIN {printf "retry/%s: time %.2fx, peak memory %.2fx\n", n, a / b, c / d}'
-done
+loadline

@@ -44,7 +44,7 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		l.lines.Warn("warning: %s", w)
 	}
 
-	if o.Budget.State != "" {
+	if p.State != nil {
 		return nil, runDurable(ctx, o, p, l, proc)
 	}
 	out, code := execute(ctx, o, p, l, proc)
@@ -112,7 +112,10 @@ func writeReportOrWarn(o *plan.Options, p *plan.Plan, out *runner.Outcome, code 
 	if o.Output.Report == "" {
 		return
 	}
-	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive, State: o.Budget.State}
+	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
+	if p.State != nil {
+		cfg.State = p.State.Name
+	}
 	if err := sinks.WriteReport(cfg, out, code); err != nil {
 		l.lines.Warn("--report: %v", err)
 	}

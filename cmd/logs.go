@@ -34,13 +34,17 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 		w, tty = p.LogFile, false
 	}
 	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub)}
+	state := ""
+	if p.State != nil {
+		state = p.State.Name // the password of a Redis URL replaced
+	}
 	if o.Output.LogFormat == "json" && !o.Output.Quiet {
-		l.log = sinks.NewJSON(sinks.JSONConfig{Wait: o.Wait, Verbose: o.Output.Verbose, State: o.Budget.State}, l.lines)
+		l.log = sinks.NewJSON(sinks.JSONConfig{Wait: o.Wait, Verbose: o.Output.Verbose, State: state}, l.lines)
 	} else {
 		l.text = sinks.NewText(sinks.TextConfig{
 			Wait: o.Wait, Quiet: o.Output.Quiet, Verbose: o.Output.Verbose,
 			MaxTime: p.MaxTime, Scope: o.Retry.Scope, WhenEmptyWait: o.Retry.WhenEmpty == "wait",
-			State: o.Budget.State, TTY: tty,
+			State: state, TTY: tty,
 		}, l.lines)
 		l.log = l.text
 	}

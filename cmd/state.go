@@ -15,33 +15,33 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/durable"
+	"github.com/retry-dev/retry/runner/durable/redisstore"
 )
 
 // runDurable makes at most one attempt of the sequence kept in --state,
-// never sleeping: the file is locked for the whole invocation; the attempt
-// is recorded as started before it starts; the outcome schedules the next
-// attempt (exit 75), clears the state (success) or ends the sequence, which
-// later invocations then repeat without running anything.
+// never sleeping: the store (a file, or a Redis key) is locked for the
+// whole invocation; the attempt is recorded as started before it starts;
+// the outcome schedules the next attempt (exit 75), clears the state
+// (success) or ends the sequence, which later invocations then repeat
+// without running anything.
 func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) error {
 	log := l.log
 	cfg := plan.DurableConfig(o, p)
+	name := p.State.Name
 
-	if err := durable.MakeDir(o.Budget.State); err != nil {
-		return stateError(o, log, err)
-	}
-	fl, err := durable.Lock(o.Budget.State)
+	fl, err := openState(o, p)
 	if err != nil {
-		return stateError(o, log, err)
+		return stateError(name, log, err)
 	}
 	defer fl.Close()
 	st, err := fl.Read()
 	if err != nil {
-		return stateError(o, log, err)
+		return stateError(name, log, err)
 	}
 	dirty := false
 	if st != nil && st.Identity != cfg.Identity {
 		log.Event(sinks.StateEvent{Retry: "new_sequence",
-			Message:         fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", o.Budget.State, strings.Join(st.Command, " ")),
+			Message:         fmt.Sprintf("--state %s was made for another command line (%s); starting a new sequence", name, strings.Join(st.Command, " ")),
 			PreviousCommand: slices.Clone(st.Command), PreviousStatus: string(st.Status)})
 		st = nil
 	}
@@ -62,7 +62,7 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	if verdict != durable.RunNow {
 		if dirty && fl.Exists() {
 			if err := fl.Write(st); err != nil {
-				return stateError(o, log, err)
+				return stateError(name, log, err)
 			}
 		}
 		if verdict == durable.NotDue {
@@ -74,14 +74,14 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 		}
 		exitCode := st.Exit
 		log.Event(sinks.StateEvent{Retry: "ended", Status: string(st.Status), Reason: st.Reason, Attempts: st.Attempts, ExitCode: &exitCode,
-			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), o.Budget.State)})
+			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), name)})
 		return exit.For(st.Exit)
 	}
 
 	previous := st.Previous()
 	n := st.Begin(now, cfg, os.Getpid())
 	if err := fl.Write(st); err != nil {
-		return stateError(o, log, err)
+		return stateError(name, log, err)
 	}
 	p.Strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
 	out, code := execute(ctx, o, p, l, proc)
@@ -102,18 +102,48 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	if end == durable.Scheduled {
 		ended = out.Next.Add(-time.Duration(entry.Delay)) // when the delay was planned
 	}
+	var recErr error
+	what := fmt.Sprintf("the outcome of attempt %d cannot be recorded", n)
 	if st.Finish(ended, entry, end, giveUpCode, reason) {
-		if err := fl.Remove(); err != nil {
-			l.lines.Warn("--state %s: the sequence succeeded, but its state cannot be removed: %v", o.Budget.State, err)
-		}
-	} else if err := fl.Write(st); err != nil {
-		l.lines.Warn("--state %s: the outcome of attempt %d cannot be recorded: %v", o.Budget.State, n, err)
+		recErr, what = fl.Remove(), "the sequence succeeded, but its state cannot be removed"
+	} else {
+		recErr = fl.Write(st)
 	}
 	if end == durable.Stopped && st.Status.Terminal() {
 		code = st.Exit
 	}
+	if recErr != nil {
+		if un, lost := unrecorded(recErr); un || lost {
+			// What the store holds says the attempt is running: the
+			// next invocation counts it as unfinished and goes on.
+			l.lines.Warn("--state %s: %v; %s: the next invocation counts it as unfinished", name, recErr, what)
+			code = exit.TempFail
+		} else {
+			l.lines.Warn("--state %s: %s: %v", name, what, recErr)
+		}
+	}
 	writeReportOrWarn(o, p, out, code, l)
 	return exit.For(code)
+}
+
+// openState locks the sequence's store: the file (its directory made
+// first), or the Redis key.
+func openState(o *plan.Options, p *plan.Plan) (durable.Store, error) {
+	if k := p.State.Key; k != nil {
+		return redisstore.Lock(k, redisstore.Options{TTL: plan.LockTTL(o, p)})
+	}
+	if err := durable.MakeDir(o.Budget.State); err != nil {
+		return nil, err
+	}
+	return durable.Lock(o.Budget.State)
+}
+
+// unrecorded reports whether err is a store that could not be reached, or
+// a lock that expired: an outcome the store did not take.
+func unrecorded(err error) (unreachable, lost bool) {
+	var un *redisstore.UnreachableError
+	var lo *redisstore.LostError
+	return errors.As(err, &un), errors.As(err, &lo)
 }
 
 // durableEnd says how out ends this invocation, and why, in one line.
@@ -153,19 +183,24 @@ func durableEnd(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) (d
 	return durable.GaveUp, fmt.Sprintf("%v; last %s", out.Err, what)
 }
 
-// stateError maps what Lock, Read and Write return: busy is exit 75 at
-// once; anything else is retry's own error, nothing run (125).
-func stateError(o *plan.Options, log sinks.Log, err error) error {
+// stateError maps what opening, reading and writing the store return
+// before the attempt: busy, an unreachable store or a lost lock is exit 75
+// at once, nothing run (the next invocation tries again); anything else is
+// retry's own error, nothing run (125).
+func stateError(name string, log sinks.Log, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
-	switch {
+	switch un, lost := unrecorded(err); {
 	case errors.Is(err, durable.ErrBusy):
-		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", o.Budget.State)})
+		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", name)})
+		return &exit.Error{Code: exit.TempFail}
+	case un || lost:
+		log.Event(sinks.StateEvent{Retry: "unreachable", Message: fmt.Sprintf("--state %s: %v; nothing run: the next invocation tries again", name, err)})
 		return &exit.Error{Code: exit.TempFail}
 	case errors.As(err, &corrupt):
-		return exit.Usagef("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", o.Budget.State, err, o.Budget.State)
+		return exit.Usagef("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", name, err, name)
 	case errors.As(err, &refused):
 		return exit.Usagef("--state %v", err)
 	}
-	return exit.Usagef("--state %s: %v", o.Budget.State, err)
+	return exit.Usagef("--state %s: %v", name, err)
 }

@@ -372,6 +372,11 @@ func (an *analyzer) function(name string, args []astNode, r *need) *need {
 type pathSet struct {
 	an   *analyzer
 	root *need
+	// streams are the expressions evaluated while the document is decoded
+	// (stream.go), rest what the others observe; root is both together.
+	streams []streamExpr
+	rest    *need
+	chunk   int // elements of a streamed array per evaluation; 0: streamChunk
 }
 
 // neededPaths analyzes exprs and returns what they observe, together, of
@@ -380,14 +385,28 @@ type pathSet struct {
 // whole document. No expressions observe nothing.
 func neededPaths(exprs []string) (*pathSet, error) {
 	an := newAnalyzer()
-	var root *need
+	p := &pathSet{an: an}
 	for _, src := range exprs {
-		if _, err := compileJMESPath(src); err != nil {
+		e, err := compileJMESPath(src)
+		if err != nil {
 			return nil, err
 		}
-		root = an.merge(root, an.needOf(src))
+		p.add(e, an.needOf(src), true)
 	}
-	return &pathSet{an: an, root: root}, nil
+	return p, nil
+}
+
+// add adds what e observes (n) to p; with streamable set, e is evaluated
+// on stdout itself, and is streamed when it distributes over an array.
+func (p *pathSet) add(e *jmesExpr, n *need, streamable bool) {
+	p.root = p.an.merge(p.root, n)
+	if streamable && n != nil && !n.full {
+		if path, ok := streamPath(e); ok {
+			p.streams = append(p.streams, streamExpr{expr: e, path: path, need: n})
+			return
+		}
+	}
+	p.rest = p.an.merge(p.rest, n)
 }
 
 // Everything reports whether the whole document is needed.
@@ -397,7 +416,7 @@ func (p *pathSet) Everything() bool { return p.root != nil && p.root.full }
 // pathSet for that value: for expressions over {"input": …, "output": …},
 // Field("output") is what they observe of the output.
 func (p *pathSet) Field(key string) *pathSet {
-	return &pathSet{an: p.an, root: p.an.field(p.root, key)}
+	return &pathSet{an: p.an, root: p.an.field(p.root, key), rest: p.an.field(p.root, key)}
 }
 
 // String writes the set compactly: * for everything, {key:…} for the keys
@@ -473,12 +492,12 @@ func isPlainKey(k string) bool {
 // builds the kept parts exactly as acceptor.DecodeJSON does. Every key of p
 // that the document lacks is simply absent.
 func (p *pathSet) Decoder() func(io.Reader) (any, error) {
-	root := p.root
-	if root == nil {
-		root = p.an.typ
+	chunk := p.chunk
+	if chunk <= 0 {
+		chunk = streamChunk
 	}
-	pl := buildPruning(p.an, root, map[*need]*pruning{})
-	return func(r io.Reader) (any, error) { return decodePruned(r, pl) }
+	pl, streamed := planStreams(p.an, p.rest, slices.Clone(p.streams), chunk)
+	return func(r io.Reader) (any, error) { return decodeStreamed(r, pl, streamed) }
 }
 
 // newDecoder returns an acceptor.Chain.Decode function that builds only what
@@ -520,7 +539,7 @@ func newDecoder(exprs []string, wrapped bool) func(io.Reader) (any, error) {
 // pruned document.
 func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, error) {
 	an := newAnalyzer()
-	var stdout *need
+	p := &pathSet{an: an}
 	wrapped := c.Input != nil
 	for _, acc := range c.Acceptors {
 		m, ok := acc.Matcher.(*PathMatch)
@@ -531,14 +550,16 @@ func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, erro
 		if m.scope == ScopeInputOutput || (m.scope == ScopeDocument && wrapped) {
 			n = an.field(n, "output")
 		}
-		stdout = an.merge(stdout, n)
+		// Streamed results are of expressions on stdout alone: with an
+		// Input, the document is wrapped, and nothing is streamed.
+		p.add(m.expr, n, !wrapped && m.scope != ScopeInputOutput)
 	}
 	for _, q := range queries {
 		if q != nil {
-			stdout = an.merge(stdout, an.needOf(q.expr.src))
+			p.add(q.expr, an.needOf(q.expr.src), !wrapped)
 		}
 	}
-	return (&pathSet{an: an, root: stdout}).Decoder()
+	return p.Decoder()
 }
 
 // pruning is a need compiled for decoding: what the decoder keeps of a
@@ -549,6 +570,7 @@ type pruning struct {
 	index map[string]int // positions in keys, for many keys
 	other *pruning       // for keys not listed; nil: skip them
 	elem  *pruning       // for array elements; nil only when full
+	tap   *tap           // a streamed array is here (stream.go)
 }
 
 type pruningKey struct {
@@ -603,6 +625,23 @@ func (p *pruning) lookup(key []byte) (q *pruning, name string, kept bool) {
 // decodeAll decodes everything, as acceptor.DecodeJSON does.
 func decodeAll(r io.Reader) (any, error) { return decodePruned(r, nil) }
 
+// decodeStreamed is decodePruned, returning a *streamedDoc when p streams
+// arrays: the document with the results of the streamed expressions.
+func decodeStreamed(r io.Reader, p *pruning, streamed bool) (any, error) {
+	if !streamed {
+		return decodePruned(r, p)
+	}
+	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}, results: map[string]*streamResult{}}
+	v, err := d.document(p)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.(omitted); ok {
+		v = nil
+	}
+	return &streamedDoc{doc: v, results: d.results}, nil
+}
+
 // jsonOptions make jsontext accept what encoding/json (acceptor.DecodeJSON)
 // accepts: invalid UTF-8 and lone surrogates become U+FFFD, a repeated key
 // keeps its last value.
@@ -616,13 +655,19 @@ var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.A
 // hand-written tokenizer this replaced (~600 lines), and bench/wait.sh still
 // well under half of jp's time and memory; see the README.
 type prunedDecoder struct {
-	dec  *jsontext.Decoder
-	strs map[string]any // short strings and keys seen, boxed once
-	buf  []byte         // scratch for unquoting
+	dec     *jsontext.Decoder
+	strs    map[string]any // short strings and keys seen, boxed once
+	buf     []byte         // scratch for unquoting
+	results map[string]*streamResult
 }
 
 func decodePruned(r io.Reader, p *pruning) (any, error) {
 	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}}
+	return d.document(p)
+}
+
+// document decodes the one document of the input under pruning p.
+func (d *prunedDecoder) document(p *pruning) (any, error) {
 	if p != nil && p.full {
 		p = nil
 	}
@@ -662,6 +707,9 @@ func jsonError(err error) error {
 
 // value decodes the next value under pruning p (nil: everything).
 func (d *prunedDecoder) value(p *pruning) (any, error) {
+	if p != nil && p.tap != nil {
+		return d.tapped(p.tap)
+	}
 	switch d.dec.PeekKind() {
 	case '{':
 		return d.object(p)
@@ -763,6 +811,10 @@ func (d *prunedDecoder) object(p *pruning) (any, error) {
 		v, err := d.value(child)
 		if err != nil {
 			return nil, err
+		}
+		if _, ok := v.(omitted); ok {
+			delete(m, key) // a repeated key keeps its last value: none
+			continue
 		}
 		m[key] = v
 	}

@@ -212,6 +212,9 @@ func (m *PathMatch) scopeDoc(env *acceptor.Env, doc any) any {
 			}
 		}
 	case ScopeInputOutput:
+		if sd, ok := doc.(*streamedDoc); ok {
+			doc = sd.doc // the results streamed are of expressions on stdout alone
+		}
 		if env.Input() == nil {
 			return map[string]any{"input": map[string]any{}, "output": doc}
 		}
@@ -411,6 +414,15 @@ func (e *jmesExpr) search(doc any) (v any, err error) {
 			v, err = nil, fmt.Errorf("the JMESPath library failed: %v", r)
 		}
 	}()
+	if sd, ok := doc.(*streamedDoc); ok {
+		if r, ok := sd.results[e.src]; ok {
+			if r.err != nil {
+				return nil, r.err
+			}
+			return r.v, nil
+		}
+		doc = sd.doc
+	}
 	return e.jp.Search(doc)
 }
 

@@ -114,6 +114,16 @@ func (discard) Printf(context.Context, string, ...any) {}
 // Close closes the client's connections.
 func (c *Client) Close() error { return c.rdb.Close() }
 
+// Conn returns the go-redis client of c, for the other keys retry keeps in
+// the same store (the sequences of --state redis://…/KEY).
+func (c *Client) Conn() *goredis.Client { return c.rdb }
+
+// URL returns the URL of the store c was dialled for.
+func (c *Client) URL() *URL { return c.url }
+
+// Redact returns err naming the store by its URL, the password removed.
+func (c *Client) Redact(err error) error { return c.redact(err) }
+
 // redact removes the password from an error of the client.
 func (c *Client) redact(err error) error {
 	if err == nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor/botocore"
 	"github.com/retry-dev/retry/acceptor/k8s"
+	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
@@ -47,6 +48,8 @@ func Register(c *cobra.Command) {
 			}
 		}
 		switch f.Name {
+		case "backoff":
+			fn = completeBackoff
 		case "waiter":
 			fn = completeWaiter
 		case "scope":
@@ -144,4 +147,16 @@ func withPrefix(words []string, prefix string) []string {
 		}
 	}
 	return out
+}
+
+// completeBackoff offers the delay strategies of backoff's table, each with
+// its line of help (zsh and fish show it beside the word).
+func completeBackoff(_ *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
+	var words []string
+	for _, s := range backoff.Strategies() {
+		if strings.HasPrefix(s.Name, prefix) {
+			words = append(words, s.Name+"\t"+s.Help)
+		}
+	}
+	return words, cobra.ShellCompDirectiveNoFileComp
 }

@@ -1,5 +1,6 @@
-// Package state is `retry state show|reset FILE`: where a durable retry
-// sequence (--state FILE) stands, and starting it over.
+// Package state is `retry state show|reset FILE|URL`: where a durable retry
+// sequence (--state FILE, or --state redis://…/KEY) stands, and starting it
+// over.
 package state
 
 import (
@@ -18,19 +19,21 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/runner/durable"
+	"github.com/retry-dev/retry/runner/durable/redisstore"
 )
 
 // NewCmd builds `retry state show|reset FILE`.
 func NewCmd(io *iostreams.IOStreams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "state",
-		Short: "Show or reset a durable retry sequence (--state FILE)",
-		Long: `A retry sequence kept with --state FILE survives the process that made it:
-a cron job that calls retry again continues it. retry state show prints where
-it stands; retry state reset removes it, so the next invocation starts over.`,
+		Short: "Show or reset a durable retry sequence (--state FILE|URL)",
+		Long: `A retry sequence kept with --state FILE (or --state redis://…/KEY) survives
+the process that made it: a cron job that calls retry again continues it.
+retry state show prints where it stands; retry state reset removes it, so the
+next invocation starts over.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error {
-			return exit.Usagef("state: give a subcommand: show FILE [--json] or reset FILE")
+			return exit.Usagef("state: give a subcommand: show FILE|URL [--json] or reset FILE|URL [--force]")
 		},
 	}
 	c.AddCommand(newCmdStateShow(io), newCmdStateReset(io))
@@ -40,12 +43,14 @@ it stands; retry state reset removes it, so the next invocation starts over.`,
 func newCmdStateShow(io *iostreams.IOStreams) *cobra.Command {
 	var asJSON bool
 	c := &cobra.Command{
-		Use:   "show FILE",
+		Use:   "show FILE|URL",
 		Short: "Print a sequence's status, attempts, next due time, delay and history",
 		Long: `Print a durable sequence: its status (pending, due, running, given up, failed),
 the attempts made and left, when the next one is due, the current delay, the
 last exit status and reason, and the history of attempts (start, duration,
-status, directive). --json prints one JSON object. No file: status none.`,
+status, directive). --json prints one JSON object. No sequence: status none.
+A redis://[USER:PASSWORD@]HOST[:PORT][/DB]/KEY names a Redis key, as --state
+does.`,
 		Args: exactFile("show"),
 		RunE: func(c *cobra.Command, args []string) error {
 			return stateShow(io, args[0], asJSON, time.Now())
@@ -56,52 +61,102 @@ status, directive). --json prints one JSON object. No file: status none.`,
 }
 
 func newCmdStateReset(io *iostreams.IOStreams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "reset FILE",
+	var force bool
+	c := &cobra.Command{
+		Use:   "reset FILE|URL",
 		Short: "Remove a sequence, so that the next invocation starts a new one",
-		Long: `Remove the durable sequence in FILE, whatever its status (a corrupt file
-included), so that the next invocation of retry --state FILE starts a new
+		Long: `Remove the durable sequence in FILE (or the Redis key of a redis://…/KEY),
+whatever its status, so that the next invocation of retry --state starts a new
 sequence. It takes the sequence's lock: while an attempt runs it exits 75,
-"busy", and removes nothing.`,
+"busy", and removes nothing. What is not a retry state is refused (125) and
+left as it is; --force removes it anyway (a state file that got corrupt).`,
 		Args: exactFile("reset"),
 		RunE: func(c *cobra.Command, args []string) error {
-			return stateReset(io, args[0])
+			return stateReset(io, args[0], force)
 		},
 	}
+	c.Flags().BoolVar(&force, "force", false, "remove what is there even if it is not a retry state")
+	return c
 }
 
 func exactFile(sub string) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) != 1 {
-			return exit.Usagef("state %s: give one state FILE (got %d arguments)", sub, len(args))
+			return exit.Usagef("state %s: give one state FILE or redis://…/KEY (got %d arguments)", sub, len(args))
 		}
 		return nil
 	}
 }
 
-// stateShow prints the sequence in path as of now.
-func stateShow(io *iostreams.IOStreams, path string, asJSON bool, now time.Time) error {
-	st, err := durable.ReadFile(path)
+// target is what retry state names: a file, or a Redis key.
+type target struct {
+	arg   string
+	name  string // the path, or the URL without its password
+	label string // "file" or "key"
+	key   *redisstore.Key
+}
+
+func parseTarget(arg string) (*target, error) {
+	if !strings.Contains(arg, "://") {
+		return &target{arg: arg, name: arg, label: "file"}, nil
+	}
+	k, err := redisstore.ParseKey(arg)
+	if err != nil {
+		return nil, exit.Usagef("%v", err)
+	}
+	return &target{arg: arg, name: k.String(), label: "key", key: k}, nil
+}
+
+// read reads the sequence without its lock, and says whether an attempt
+// runs: for a file, whether the process that runs it is alive; for a key,
+// whether an invocation holds its lock.
+func (t *target) read() (*durable.State, func(pid int) bool, error) {
+	if t.key == nil {
+		st, err := durable.ReadFile(t.arg)
+		return st, processAlive, err
+	}
+	info, err := redisstore.Read(t.key)
+	return info.State, func(int) bool { return info.Held }, err
+}
+
+// lock locks the sequence, as an invocation of --state does.
+func (t *target) lock() (durable.Store, error) {
+	if t.key == nil {
+		return durable.Lock(t.arg)
+	}
+	return redisstore.Lock(t.key, redisstore.Options{})
+}
+
+// stateShow prints the sequence at arg as of now.
+func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) error {
+	t, err := parseTarget(arg)
+	if err != nil {
+		return err
+	}
+	path := t.name
+	st, alive, err := t.read()
 	if err != nil {
 		return stateFileError(path, err)
 	}
 	if st == nil {
 		if asJSON {
-			fmt.Fprintf(io.Out, "{\"file\":%q,\"status\":\"none\"}\n", path)
+			fmt.Fprintf(io.Out, "{%q:%q,\"status\":\"none\"}\n", t.label, path)
 			return nil
 		}
-		fmt.Fprintf(io.Out, "file:      %s\nstatus:    none (no sequence: the next invocation starts one)\n", path)
+		fmt.Fprintf(io.Out, "%-11s%s\nstatus:    none (no sequence: the next invocation starts one)\n", t.label+":", path)
 		return nil
 	}
-	status := st.Shown(now, processAlive)
+	status := st.Shown(now, alive)
 	if asJSON {
-		b, _ := json.MarshalIndent(showJSON(path, st, status, now), "", "  ")
+		m := showJSON(st, status, now)
+		m[t.label] = path
+		b, _ := json.MarshalIndent(m, "", "  ")
 		fmt.Fprintf(io.Out, "%s\n", b)
 		return nil
 	}
 	w := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
-	row("file", path)
+	row(t.label, path)
 	row("command", strings.Join(st.Command, " "))
 	row("status", string(status))
 	made := fmt.Sprintf("%d made", st.Attempts)
@@ -126,6 +181,9 @@ func stateShow(io *iostreams.IOStreams, path string, asJSON bool, now time.Time)
 		row("next due", st.NextDue.UTC().Format(human.StateTime)+" ("+dueIn(st.NextDue, now)+")")
 	}
 	row("delay", human.Duration(st.Previous()))
+	if st.MaxBackoff > 0 {
+		row("max delay", human.Duration(time.Duration(st.MaxBackoff)))
+	}
 	if n := len(st.History); n > 0 {
 		row("last", lastStatus(st.History[n-1]))
 	}
@@ -175,9 +233,8 @@ func lastStatus(e durable.Entry) string {
 	return s
 }
 
-func showJSON(path string, st *durable.State, status durable.Status, now time.Time) map[string]any {
+func showJSON(st *durable.State, status durable.Status, now time.Time) map[string]any {
 	m := map[string]any{
-		"file":         path,
 		"command":      st.Command,
 		"status":       status,
 		"attempts":     st.Attempts,
@@ -188,6 +245,9 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 		m["attempts_left"] = left
 	} else {
 		m["attempts_left"] = nil
+	}
+	if st.MaxBackoff > 0 {
+		m["max_delay_ms"] = time.Duration(st.MaxBackoff).Milliseconds()
 	}
 	if !st.Started.IsZero() {
 		m["started"] = st.Started.UTC().Format(time.RFC3339Nano)
@@ -240,9 +300,15 @@ func showJSON(path string, st *durable.State, status durable.Status, now time.Ti
 	return m
 }
 
-// stateReset removes the sequence in path under its lock.
-func stateReset(io *iostreams.IOStreams, path string) error {
-	fl, err := durable.Lock(path)
+// stateReset removes the sequence at arg under its lock; what is not a
+// retry state only with force.
+func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
+	t, err := parseTarget(arg)
+	if err != nil {
+		return err
+	}
+	path := t.name
+	fl, err := t.lock()
 	if err != nil {
 		return stateFileError(path, err)
 	}
@@ -251,24 +317,34 @@ func stateReset(io *iostreams.IOStreams, path string) error {
 		fmt.Fprintf(io.Out, "%s: no sequence; nothing to reset\n", path)
 		return nil
 	}
-	what := "a corrupt state"
-	if st, err := fl.Read(); err == nil && st != nil {
+	st, err := fl.Read()
+	var what string
+	switch {
+	case err == nil && st != nil:
 		what = fmt.Sprintf("%s, %s made", st.Status, human.Plural(st.Attempts, "attempt"))
+	case !force:
+		return exit.Usagef("state reset %s: not a retry state (%v); nothing removed: retry state reset --force %s removes it", path, err, path)
+	default:
+		what = fmt.Sprintf("not a retry state: %v", err)
 	}
 	if err := fl.Remove(); err != nil {
-		return &exit.Error{Code: exit.Usage, Msg: fmt.Sprintf("state reset %s: %v", path, err)}
+		return stateFileError("state reset "+path, err)
 	}
 	fmt.Fprintf(io.Out, "%s: reset (was %s); the next invocation starts a new sequence\n", path, what)
 	return nil
 }
 
-// stateFileError maps errors of retry state: busy is 75; the rest 125.
+// stateFileError maps errors of retry state: busy and an unreachable store
+// are 75 (try again); the rest 125.
 func stateFileError(path string, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
+	var unreachable *redisstore.UnreachableError
 	switch {
 	case errors.Is(err, durable.ErrBusy):
 		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: busy: another retry is making an attempt of this sequence", path)}
+	case errors.As(err, &unreachable):
+		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: %v", path, err)}
 	case errors.As(err, &corrupt):
 		return exit.Usagef("%s: %v: look at it, then retry state reset %s starts a new sequence", path, err, path)
 	case errors.As(err, &refused):

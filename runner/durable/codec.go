@@ -45,13 +45,25 @@ type CorruptError struct{ Problem string }
 
 func (e *CorruptError) Error() string { return "corrupt state: " + e.Problem }
 
-// Encode writes s as indented JSON with a final newline.
+// Encode writes s as indented JSON with a final newline, in the current
+// format version, remaining_attempts computed.
 func Encode(s *State) ([]byte, error) {
-	b, err := json.MarshalIndent(s, "", "  ")
+	b, err := json.MarshalIndent(current(s), "", "  ")
 	if err != nil {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// current is s as Encode writes it: the current version and the attempts
+// left, when they are limited.
+func current(s *State) *State {
+	c := *s
+	c.Version, c.Remaining = FormatVersion, nil
+	if n, limited := s.Left(); limited {
+		c.Remaining = &n
+	}
+	return &c
 }
 
 // Decode reads a state written by Encode and checks that it is one retry
@@ -72,8 +84,15 @@ func Decode(b []byte) (*State, error) {
 	if probe.Version == nil {
 		return nil, &CorruptError{"no format version"}
 	}
-	if *probe.Version != FormatVersion {
-		return nil, &CorruptError{fmt.Sprintf("format version %d; this retry reads version %d", *probe.Version, FormatVersion)}
+	switch *probe.Version {
+	case FormatVersion:
+	case 1:
+		var err error
+		if b, err = upgrade1(b); err != nil {
+			return nil, &CorruptError{err.Error()}
+		}
+	default:
+		return nil, &CorruptError{fmt.Sprintf("format version %d; this retry reads versions 1 and %d", *probe.Version, FormatVersion)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
@@ -84,10 +103,34 @@ func Decode(b []byte) (*State, error) {
 	if dec.More() {
 		return nil, &CorruptError{"data after the JSON object"}
 	}
-	if err := s.validate(); err != nil {
+	if err := s.validate(*probe.Version); err != nil {
 		return nil, &CorruptError{err.Error()}
 	}
+	s.Version, s.Remaining = FormatVersion, nil
 	return &s, nil
+}
+
+// upgrade1 renames version 1's fields as version 2 names them (next_due is
+// scheduled_at, delay is backoff); version 1 had no remaining_attempts and
+// no max_backoff (0: not known).
+func upgrade1(b []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, errors.New("not a JSON object")
+	}
+	for _, k := range []string{"scheduled_at", "backoff", "remaining_attempts", "max_backoff"} {
+		if _, ok := m[k]; ok {
+			return nil, fmt.Errorf("unknown field %q in a version 1 state", k)
+		}
+	}
+	for old, name := range map[string]string{"next_due": "scheduled_at", "delay": "backoff"} {
+		if v, ok := m[old]; ok {
+			m[name] = v
+			delete(m, old)
+		}
+	}
+	m["version"] = json.RawMessage("2")
+	return json.Marshal(m)
 }
 
 func jsonProblem(err error) string {
@@ -98,7 +141,7 @@ func jsonProblem(err error) string {
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
 
-func (s *State) validate() error {
+func (s *State) validate(version int) error {
 	if len(s.Identity) != 64 {
 		return fmt.Errorf("identity %q is not a SHA-256 in hex", s.Identity)
 	}
@@ -154,5 +197,75 @@ func (s *State) validate() error {
 	if s.Status == Running && len(s.History) == 0 {
 		return errors.New("running with no history")
 	}
+	if version >= 2 {
+		left, limited := s.Left()
+		switch {
+		case limited && s.Remaining == nil:
+			return fmt.Errorf("no remaining_attempts with max_attempts %d", s.MaxAttempts)
+		case !limited && s.Remaining != nil:
+			return fmt.Errorf("remaining_attempts %d with unlimited attempts (max_attempts 0)", *s.Remaining)
+		case limited && *s.Remaining != left:
+			return fmt.Errorf("remaining_attempts %d, but %d of %d attempts made leaves %d", *s.Remaining, s.Attempts, s.MaxAttempts, left)
+		}
+	}
 	return nil
+}
+
+// stringFields are the fields of the format whose JSON values are strings:
+// Fields stores them as they are, FromFields quotes them again. Every other
+// field is stored as its JSON text.
+var stringFields = map[string]bool{"identity": true, "status": true, "scheduled_at": true, "backoff": true,
+	"max_backoff": true, "started": true, "deadline": true, "reason": true}
+
+// Fields is s as the fields of a hash (a Redis key): each top-level field of
+// the file format under the same name, a string as it is and anything else
+// (numbers, the command, the history) as its JSON text. FromFields reads it
+// back.
+func Fields(s *State) (map[string]string, error) {
+	b, err := json.Marshal(current(s))
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if stringFields[k] {
+			var str string
+			if err := json.Unmarshal(v, &str); err != nil {
+				return nil, fmt.Errorf("field %s: %v", k, err)
+			}
+			out[k] = str
+		} else {
+			out[k] = string(v)
+		}
+	}
+	return out, nil
+}
+
+// FromFields reads a state stored by Fields, checked as Decode checks a
+// file; no fields at all is no state (nil, nil).
+func FromFields(f map[string]string) (*State, error) {
+	if len(f) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]json.RawMessage, len(f))
+	for k, v := range f {
+		if stringFields[k] {
+			b, _ := json.Marshal(v)
+			m[k] = b
+			continue
+		}
+		if !json.Valid([]byte(v)) {
+			return nil, &CorruptError{fmt.Sprintf("field %s: %q is not JSON", k, v)}
+		}
+		m[k] = json.RawMessage(v)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, &CorruptError{err.Error()}
+	}
+	return Decode(b)
 }

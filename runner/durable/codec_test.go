@@ -2,16 +2,20 @@ package durable_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
 func sampleState() *durable.State {
-	cfg := durable.Config{Identity: id, Command: []string{"job", "arg"}, MaxAttempts: 3}
+	cfg := durable.Config{Identity: id, Command: []string{"job", "arg"}, MaxAttempts: 3,
+		Backoff: backoff.WithCap(backoff.Exponential(2*time.Second, 2), 20*time.Second)}
 	st := durable.New(cfg)
 	now := time.Date(2026, 1, 2, 3, 4, 5, 6000, time.UTC)
 	n := st.Begin(now, cfg, 7)
@@ -24,7 +28,8 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"version": 1`, `"status": "pending"`, `"delay": "2s"`, `"next_due": "2026-01-02T03:04:08.000006Z"`} {
+	for _, want := range []string{`"version": 2`, `"status": "pending"`, `"backoff": "2s"`, `"scheduled_at": "2026-01-02T03:04:08.000006Z"`,
+		`"remaining_attempts": 2`, `"max_backoff": "20s"`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("encoded state lacks %s:\n%s", want, b)
 		}
@@ -36,6 +41,83 @@ func TestRoundTrip(t *testing.T) {
 	b2, _ := durable.Encode(st)
 	if !bytes.Equal(b, b2) {
 		t.Errorf("round trip changed the state:\n%s\n%s", b, b2)
+	}
+}
+
+// A version 1 file (next_due, delay; no remaining_attempts, no
+// max_backoff) reads as the same sequence, written back as version 2.
+func TestDecodeVersion1(t *testing.T) {
+	v1 := `{"version": 1, "identity": "` + id + `", "command": ["job", "arg"], "status": "pending",
+		"attempts": 1, "max_attempts": 3, "started": "2026-01-02T03:04:05.000006Z",
+		"next_due": "2026-01-02T03:04:08.000006Z", "delay": "2s", "exit_status": 1,
+		"reason": "attempt 1: exit status 1", "history": [{"attempt": 1, "start": "2026-01-02T03:04:05.000006Z",
+		"duration": "1s", "result": "exit status 1", "exit_code": 1, "directive": "retry (server-side)",
+		"acceptor": "fallback", "delay": "2s"}]}`
+	st, err := durable.Decode([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := sampleState()
+	want.MaxBackoff = 0 // version 1 did not record it
+	got, _ := durable.Encode(st)
+	wantB, _ := durable.Encode(want)
+	if !bytes.Equal(got, wantB) {
+		t.Errorf("version 1 read as\n%s\nwant\n%s", got, wantB)
+	}
+	if st.Version != durable.FormatVersion || st.Previous() != 2*time.Second || !st.NextDue.Equal(time.Date(2026, 1, 2, 3, 4, 8, 6000, time.UTC)) {
+		t.Errorf("version 1 read as version %d, delay %v, next due %v", st.Version, st.Previous(), st.NextDue)
+	}
+}
+
+// Fields stores every field of the file format under its name, strings as
+// they are, the rest as JSON; FromFields reads the same state back.
+func TestFields(t *testing.T) {
+	st := sampleState()
+	f, err := durable.Fields(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := durable.Encode(st)
+	var file map[string]any
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(f) != len(file) {
+		t.Errorf("%d fields, the file has %d: %v", len(f), len(file), f)
+	}
+	for k, v := range file {
+		if str, ok := v.(string); ok {
+			if f[k] != str {
+				t.Errorf("field %s = %q, the file's %q", k, f[k], str)
+			}
+			continue
+		}
+		var got any
+		if err := json.Unmarshal([]byte(f[k]), &got); err != nil || !reflect.DeepEqual(got, v) {
+			t.Errorf("field %s = %q, the file's %v", k, f[k], v)
+		}
+	}
+	for k, want := range map[string]string{"scheduled_at": "2026-01-02T03:04:08.000006Z", "remaining_attempts": "2",
+		"backoff": "2s", "max_backoff": "20s", "status": "pending", "command": `["job","arg"]`} {
+		if f[k] != want {
+			t.Errorf("field %s = %q, want %q", k, f[k], want)
+		}
+	}
+	back, err := durable.FromFields(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, _ := durable.Encode(back)
+	if !bytes.Equal(b, b2) {
+		t.Errorf("FromFields(Fields) changed the state:\n%s\n%s", b, b2)
+	}
+	if st, err := durable.FromFields(nil); st != nil || err != nil {
+		t.Errorf("FromFields(nil) = %v, %v; want no state", st, err)
+	}
+	f["attempts"] = "one"
+	var ce *durable.CorruptError
+	if _, err := durable.FromFields(f); !errors.As(err, &ce) || !strings.Contains(err.Error(), `field attempts: "one" is not JSON`) {
+		t.Errorf("a field that is not JSON: %v", err)
 	}
 }
 
@@ -52,14 +134,18 @@ func TestDecodeCorrupt(t *testing.T) {
 		"not json":       {[]byte("attempts=3"), "not JSON"},
 		"truncated":      {good[:len(good)/2], "not JSON"},
 		"no version":     {[]byte(`{"status":"pending"}`), "no format version"},
-		"newer":          {edit(`"version": 1`, `"version": 2`), "format version 2"},
+		"newer":          {edit(`"version": 2`, `"version": 3`), "format version 3"},
+		"remaining":      {edit(`"remaining_attempts": 2`, `"remaining_attempts": 5`), "remaining_attempts 5, but 1 of 3 attempts made leaves 2"},
+		"no remaining":   {edit(`"remaining_attempts": 2,`, ``), "no remaining_attempts"},
+		"v1 with v2":     {edit(`"version": 2`, `"version": 1`), `unknown field "scheduled_at" in a version 1 state`},
 		"unknown field":  {edit(`"status"`, `"colour": 1, "status"`), "unknown field"},
 		"bad identity":   {edit(id, "xyz"), "not a SHA-256"},
 		"bad status":     {edit(`"status": "pending"`, `"status": "sleeping"`), `unknown status "sleeping"`},
 		"negative":       {edit(`"attempts": 1`, `"attempts": -1`), "negative"},
 		"history > made": {edit(`"attempts": 1`, `"attempts": 0`), "history entries for 0 attempts"},
-		"bad duration":   {edit(`"delay": "2s"`, `"delay": "soon"`), `bad duration "soon"`},
-		"bad time":       {edit(`"next_due": "2026`, `"next_due": "x2026`), "parsing time"},
+		"bad duration":   {edit(`"backoff": "2s"`, `"backoff": "soon"`), `bad duration "soon"`},
+		"bad max":        {edit(`"max_backoff": "20s"`, `"max_backoff": "-1s"`), `negative duration "-1s"`},
+		"bad time":       {edit(`"scheduled_at": "2026`, `"scheduled_at": "x2026`), "parsing time"},
 		"exit status":    {edit(`"exit_status": 1`, `"exit_status": 300`), "not an exit status"},
 		"trailing":       {append(append([]byte{}, good...), "{}"...), "after top-level value"},
 		"last entry":     {edit(`"attempts": 1`, `"attempts": 2`), "not the last attempt 2"},

@@ -163,3 +163,40 @@ func TestReadCorrupt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A write removes the temporary files that killed writes left (nobody
+// holds their lock), and only those of its own state: a temporary file a
+// live write holds, and another state's, stay.
+func TestWriteSweepsDeadTemporaryFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.json")
+	for _, n := range []string{".s.json.tmp-1", ".s.json.tmp-22", ".other.json.tmp-3", "notes.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live, err := os.OpenFile(filepath.Join(dir, ".s.json.tmp-live"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	if err := syscall.Flock(int(live.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	fl, err := durable.Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Close()
+	if err := fl.Write(sampleState()); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), ".other.json.tmp-3 .s.json.tmp-live notes.txt s.json"; got != want {
+		t.Errorf("after the write the directory holds %s; want %s", got, want)
+	}
+}

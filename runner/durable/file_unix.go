@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -25,9 +26,12 @@ import (
 // nothing is linked into place, which fails if another invocation created
 // one first: that one holds it (ErrBusy).
 type File struct {
-	path string
-	f    *os.File // the locked inode at path; nil while there is none
+	path  string
+	f     *os.File // the locked inode at path; nil while there is none
+	swept bool     // the temporary files left by killed writes are removed
 }
+
+var _ Store = (*File)(nil)
 
 // ErrBusy is returned when another invocation holds the state.
 var ErrBusy = errors.New("busy: another retry is using this state")
@@ -96,19 +100,19 @@ func (fl *File) Read() (*State, error) {
 const maxFileSize = 1 << 20
 
 // Write replaces the state at the path with s, atomically and durably: a
-// temporary file (mode 0600) in the same directory, fsync, locked, renamed
-// over the path (or linked, when there was no file: ErrBusy if one appeared
-// meanwhile), fsync of the directory.
+// temporary file (mode 0600, locked from its creation) in the same
+// directory, its content synced, renamed over the path (or linked, when
+// there was no file: ErrBusy if one appeared meanwhile), the directory
+// synced — the two syncs a new name needs to outlast a power loss. The
+// first write of an invocation also removes the temporary files that
+// invocations killed in the middle of a write left behind (sweep).
 func (fl *File) Write(s *State) error {
 	b, err := Encode(s)
 	if err != nil {
 		return err
 	}
-	dir, base := filepath.Split(fl.path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	dir, base := fl.split()
+	tmp, err := os.CreateTemp(dir, tempPrefix(base)+"*")
 	if err != nil {
 		return err
 	}
@@ -119,19 +123,24 @@ func (fl *File) Write(s *State) error {
 			os.Remove(tmp.Name())
 		}
 	}()
+	// Locked at once, so that a sweep by the holder of the state's lock
+	// tells this live write from a dead one's leftovers.
+	if err := flock(tmp, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return ErrBusy // swept and taken over in between
+		}
+		return &os.PathError{Op: "flock", Path: tmp.Name(), Err: err}
+	}
 	if _, err := tmp.Write(b); err != nil {
 		return err
 	}
 	if err := tmp.Sync(); err != nil {
 		return err
 	}
-	if err := flock(tmp, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		return &os.PathError{Op: "flock", Path: tmp.Name(), Err: err}
-	}
 	if fl.f == nil {
 		if err := os.Link(tmp.Name(), fl.path); err != nil {
-			if errors.Is(err, os.ErrExist) {
-				return ErrBusy
+			if errors.Is(err, os.ErrExist) || errors.Is(err, os.ErrNotExist) {
+				return ErrBusy // another invocation created it first (and swept ours)
 			}
 			return err
 		}
@@ -147,11 +156,58 @@ func (fl *File) Write(s *State) error {
 		fl.f.Close()
 	}
 	fl.f = tmp
+	if !fl.swept {
+		fl.swept = true
+		fl.sweep()
+	}
 	return nil
 }
 
-// Remove removes the state file, still holding its lock, and syncs the
-// directory. Without a file it does nothing.
+// tempPrefix starts the name of every temporary file of the state base.
+func tempPrefix(base string) string { return "." + base + ".tmp-" }
+
+func (fl *File) split() (dir, base string) {
+	dir, base = filepath.Split(fl.path)
+	if dir == "" {
+		dir = "."
+	}
+	return dir, base
+}
+
+// sweep removes the temporary files of the state that no live write holds
+// (Write locks each from its creation): the leftovers of invocations
+// killed in the middle of a write. Call it holding the state's lock.
+// Problems are not errors: what cannot be removed now is removed later.
+func (fl *File) sweep() {
+	dir, base := fl.split()
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	prefix := tempPrefix(base)
+	for _, n := range names {
+		if !strings.HasPrefix(n, prefix) {
+			continue
+		}
+		p := filepath.Join(dir, n)
+		f, err := openChecked(p)
+		if err != nil {
+			continue
+		}
+		if flock(f, unix.LOCK_EX|unix.LOCK_NB) == nil && same(f, p) {
+			os.Remove(p)
+		}
+		f.Close()
+	}
+}
+
+// Remove removes the state file, still holding its lock. Without a file it
+// does nothing. The directory is not synced: a power loss right after
+// may bring back the state written before the attempt, whose next
+// invocation then counts the attempt as unfinished, as for a crash during
+// it.
 func (fl *File) Remove() error {
 	if fl.f == nil {
 		return nil
@@ -159,7 +215,7 @@ func (fl *File) Remove() error {
 	if err := os.Remove(fl.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	return syncDir(filepath.Dir(fl.path))
+	return nil
 }
 
 // Exists reports whether a state file was at the path when it was locked

@@ -21,9 +21,11 @@ import (
 	"github.com/retry-dev/retry/backoff"
 )
 
-// FormatVersion is the version of the state file format this package reads
-// and writes.
-const FormatVersion = 1
+// FormatVersion is the version of the state format this package writes.
+// Version 2 names the seed's fields as the seed does (scheduled_at, backoff;
+// version 1's next_due, delay) and adds remaining_attempts and max_backoff;
+// Decode still reads version 1.
+const FormatVersion = 2
 
 // MaxHistory is how many attempts the history keeps: the latest ones. The
 // attempt count is kept apart and is never cut short.
@@ -56,6 +58,8 @@ const Due Status = "due"
 func (st Status) Terminal() bool { return st == GivenUp || st == Failed }
 
 // State is one retry sequence. Times are wall-clock times (UTC in the file).
+// The fields the seed's table keeps are named as it names them:
+// scheduled_at, remaining_attempts, backoff and max_backoff.
 type State struct {
 	Version int `json:"version"`
 	// Identity is the hash of the normalised command line the sequence is
@@ -64,6 +68,19 @@ type State struct {
 	// Command is the command or URL, as logs show it, for people.
 	Command []string `json:"command"`
 	Status  Status   `json:"status"`
+	// NextDue is when the next attempt may start; zero: at once. While an
+	// attempt runs, it is when the next one is due should this one never
+	// finish (the process died): its start plus the delay planned for it.
+	NextDue time.Time `json:"scheduled_at,omitzero"`
+	// Remaining is the attempts left (Left) when they are limited; only
+	// Encode sets it, and Decode checks it.
+	Remaining *int `json:"remaining_attempts,omitempty"`
+	// Delay is the delay planned after the latest finished attempt (the
+	// backoff's Previous for the next one).
+	Delay Duration `json:"backoff"`
+	// MaxBackoff is the cap on a delay of the latest invocation (0: none
+	// known, as in a state written before it was recorded).
+	MaxBackoff Duration `json:"max_backoff"`
 	// Attempts is how many attempts were started, unfinished ones included.
 	Attempts int `json:"attempts"`
 	// MaxAttempts is the attempt limit of the latest invocation; 0 is
@@ -74,13 +91,6 @@ type State struct {
 	// Deadline is Started plus the --max-time of the latest invocation;
 	// zero when there is none.
 	Deadline time.Time `json:"deadline,omitzero"`
-	// NextDue is when the next attempt may start; zero: at once. While an
-	// attempt runs, it is when the next one is due should this one never
-	// finish (the process died): its start plus the delay planned for it.
-	NextDue time.Time `json:"next_due,omitzero"`
-	// Delay is the delay planned after the latest finished attempt (the
-	// backoff's Previous for the next one).
-	Delay Duration `json:"delay"`
 	// PID is the process running an attempt (Running), for show.
 	PID int `json:"pid,omitempty"`
 	// Exit is the exit status the sequence ends with if it gives up now: the
@@ -135,7 +145,8 @@ type Config struct {
 	// waiter's last poll).
 	FinalPoll bool
 	// Backoff and Rand plan the delay after an attempt that never finishes
-	// (Begin); nil Backoff plans none.
+	// (Begin); nil Backoff plans none. Its cap (backoff.MaxDelay) is the
+	// sequence's max backoff.
 	Backoff backoff.Backoff
 	Rand    backoff.Rand
 	// Exits are the exit statuses of the ends the State decides by itself.
@@ -153,8 +164,10 @@ type Exits struct {
 
 // New returns a new sequence for c: no attempt made, due at once.
 func New(c Config) *State {
-	return &State{Version: FormatVersion, Identity: c.Identity, Command: c.Command, Status: Pending,
+	s := &State{Version: FormatVersion, Identity: c.Identity, Command: c.Command, Status: Pending,
 		MaxAttempts: c.MaxAttempts, Exit: 0, History: []Entry{}}
+	s.configure(c)
+	return s
 }
 
 // Verdict is what an invocation must do.
@@ -199,6 +212,11 @@ func (s *State) Check(now time.Time, c Config) Verdict {
 func (s *State) configure(c Config) {
 	s.MaxAttempts = c.MaxAttempts
 	s.Command = c.Command
+	if c.Backoff != nil {
+		if m, ok := backoff.MaxDelay(c.Backoff); ok {
+			s.MaxBackoff = Duration(m)
+		}
+	}
 	s.Deadline = time.Time{}
 	if c.MaxTime > 0 && !s.Started.IsZero() {
 		s.Deadline = s.Started.Add(c.MaxTime)

@@ -43,6 +43,8 @@ type Plan struct {
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
 	ExprWarnings []string
+	// State is where --state keeps the sequence; nil without --state.
+	State *StateStore
 }
 
 // jmesWarnings returns the warnings of the JMESPath expressions of c's
@@ -81,6 +83,9 @@ func Build(o *Options) (_ *Plan, err error) {
 			p.Close()
 		}
 	}()
+	if p.State, err = o.stateStore(); err != nil {
+		return nil, err
+	}
 	waiter, err := o.loadWaiter()
 	if err != nil {
 		return nil, err
@@ -106,8 +111,8 @@ func Build(o *Options) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && o.Net.TCP == "" && !o.Given("tcp") {
-		// (--tcp needs none: a connection accepted is the success state.)
+	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && !o.Readiness() {
+		// (--tcp and --url need none: a connection accepted, a 2xx.)
 		return nil, exit.Usagef("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
 	if o.Output.Query != "" {

@@ -9,10 +9,12 @@
 package plan
 
 import (
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 )
 
@@ -157,7 +159,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
 	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
-	fs.Var(enumValue{&o.Delay.Backoff, []string{"exponential", "constant", "linear", "fibonacci", "decorrelated", "waiter"}}, "backoff", "delay strategy: exponential, constant, linear, fibonacci, decorrelated or waiter")
+	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
 	fs.VarP(durationValue{&o.Delay.Base}, "delay", "d", "base delay")
 	fs.Var(durationValue{&o.Delay.Max}, "max-delay", "cap on a delay, before jitter")
 	fs.Var(durationValue{&o.Delay.Throttle}, "throttle-delay", "base delay for throttling retries")
@@ -211,3 +213,11 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 
 // ciModes are the words --ci (RETRY_CI) accepts.
 var ciModes = []string{"auto", "github", "gitlab", "none"}
+
+// wordList joins words for help: "a, b or c".
+func wordList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}

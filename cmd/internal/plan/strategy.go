@@ -35,40 +35,51 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, g
 			}
 		}
 	}
+	if o.Readiness() {
+		// A readiness check notices a service within a second of it
+		// coming up and stays gentle while it is down: 100ms, 200ms,
+		// 400ms, 800ms, then every second, without jitter (bench/
+		// readiness.sh: noticed about 0.5s after "up", fewer requests
+		// than wait-on's 250ms polls). Flags and RETRY_ variables win.
+		if !o.Given("backoff") {
+			kind = "exponential"
+		}
+		if !o.Given("delay") {
+			delay = ReadinessDelay
+		}
+		if !o.Given("max-delay") {
+			maxDelay = ReadinessMaxDelay
+		}
+		if !o.Given("jitter") {
+			jitter = "none"
+		}
+	}
 	if !o.Given("max-delay") && maxDelay < delay {
 		maxDelay = delay // a default cap never contradicts the delay the user gave
 	}
-	if kind == "waiter" {
+	strategy, ok := backoff.Lookup(kind)
+	if !ok { // the flag accepts only the table's words; a waiter model names one of them
+		return nil, nil, 0, exit.Usagef("--backoff: %q: want one of %s", kind, strings.Join(backoff.Names(), ", "))
+	}
+	params := backoff.Params{Base: delay, Max: maxDelay, Multiplier: o.Delay.Multiplier}
+	if strategy.Waiter {
 		// --delay 0: the Smithy formula degenerates to no delay at all.
 		grace := o.Budget.AttemptTimeout
 		if grace == 0 {
 			grace = delay
 		}
-		wb := backoff.Waiter(delay, maxDelay)
-		return wb, nil, grace, nil
+		return strategy.New(params, backoff.None), nil, grace, nil
 	}
-	if jitter == "" {
-		jitter = defaultJitter(kind)
-	}
-	j, err := backoff.ParseJitter(jitter)
-	if err != nil {
-		return nil, nil, 0, exit.Usagef("--jitter: %q: %v", jitter, err)
+	j := strategy.DefaultJitter
+	if jitter != "" {
+		if j, err = backoff.ParseJitter(jitter); err != nil {
+			return nil, nil, 0, exit.Usagef("--jitter: %q: %v", jitter, err)
+		}
 	}
 	base := func(d time.Duration) backoff.Backoff {
-		var b backoff.Backoff
-		switch kind {
-		case "constant":
-			b = backoff.Constant(d)
-		case "linear":
-			b = backoff.Linear(d)
-		case "fibonacci":
-			b = backoff.Fibonacci(d)
-		case "decorrelated":
-			return backoff.Decorrelated(d, maxDelay)
-		default:
-			b = backoff.Exponential(d, o.Delay.Multiplier)
-		}
-		return backoff.WithJitter(backoff.WithCap(b, maxDelay), j)
+		p := params
+		p.Base = d
+		return strategy.New(p, j)
 	}
 	if strings.EqualFold(o.Retry.Mode, "adaptive") && !o.Given("throttle-delay") {
 		// The adaptive limiter already paces every send after a throttle
@@ -107,5 +118,30 @@ func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	if len(o.Accept.List.exprs()) > 0 || w != nil {
 		c.Decode = jmes.DecoderFor(c)
 	}
+	if o.Readiness() && o.Net.URL != "" && len(c.Acceptors) == 0 {
+		// wait --url with no acceptor waits for a 2xx, as wait-on and a
+		// Kubernetes probe do: any other status is polled again (a
+		// service starting behind a proxy answers 502, 503 or 404), and
+		// transport errors as the wait fallback says (refused and reset
+		// connections are polled; a bad certificate fails).
+		c.Acceptors = []acceptor.Acceptor{
+			{State: acceptor.StateSuccess, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 200, Hi: 299}}), Name: "a 2xx status"},
+			{State: acceptor.StateRetry, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 100, Hi: 199}, {Lo: 300, Hi: 599}}), Name: "not a 2xx status"},
+		}
+	}
 	return c, nil
 }
+
+// Readiness reports whether this is a readiness check: retry wait on --url
+// or --tcp naming no waiter model. It gets delays that notice a service
+// within a second (ReadinessDelay doubling to ReadinessMaxDelay, no
+// jitter) instead of the waiter backoff of a cloud resource.
+func (o *Options) Readiness() bool {
+	return o.Wait && (o.Net.URL != "" || o.Given("tcp")) && o.Waiter.Name == "" && o.Waiter.File == ""
+}
+
+// The delays of a readiness check: the first, and the cap it doubles to.
+const (
+	ReadinessDelay    = 100 * time.Millisecond
+	ReadinessMaxDelay = time.Second
+)

@@ -186,3 +186,56 @@ func TestUnlimitedAttempts(t *testing.T) {
 		t.Errorf("--schedule '1s 2s': attempts at %v", got)
 	}
 }
+
+// TestReadinessDelays: retry wait on --tcp or --url naming no waiter model
+// is a readiness check: 100ms doubling to a cap of 1s, no jitter; flags
+// win; a waiter model keeps its own timing; run keeps run's.
+func TestReadinessDelays(t *testing.T) {
+	readiness := seconds(0, 0.1, 0.3, 0.7, 1.5, 2.5, 3.5)
+	cases := []struct {
+		wait bool
+		args []string
+		want []time.Duration // nil: not a readiness schedule
+	}{
+		{true, []string{"--tcp", "127.0.0.1:9", "-n", "7"}, readiness},
+		{true, []string{"--url", "http://127.0.0.1:9/", "-n", "7"}, readiness},
+		{true, []string{"--url", "http://127.0.0.1:9/", "-n", "7", "--success", "status=ok"}, readiness},
+		{true, []string{"--tcp", "127.0.0.1:9", "-n", "4", "-d", "1s", "--backoff", "constant"}, seconds(0, 1, 2, 3)},
+		{true, []string{"--tcp", "127.0.0.1:9", "-n", "4", "--max-delay", "200ms"}, seconds(0, 0.1, 0.3, 0.5)},
+		{false, []string{"--tcp", "127.0.0.1:9", "-n", "3", "--jitter", "none"}, seconds(0, 1, 3)},
+	}
+	for _, c := range cases {
+		devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := New(c.wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: func(string) string { return "" }})
+		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+		o.Register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		if err := o.ApplyEnv(fs); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build(o)
+		if err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		p.Strategy.Rand = highRand{}
+		// Every attempt fails as a refused connect would: retried.
+		var starts []time.Duration
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			p.Strategy.Run(context.Background(), runner.SourceFunc(func(ctx context.Context, n, max int) *runner.Result {
+				starts = append(starts, time.Since(start))
+				return &runner.Result{Attempt: &acceptor.Attempt{Failed: true, Transient: true, Err: os.ErrDeadlineExceeded}}
+			}))
+		})
+		if !equalDurations(starts, c.want) {
+			t.Errorf("wait=%v %q: attempts at %v, want %v", c.wait, c.args, starts, c.want)
+		}
+		p.Close()
+		devnull.Close()
+	}
+}

@@ -9,18 +9,6 @@ import (
 	"github.com/retry-dev/retry/runner/redact"
 )
 
-// defaultJitter is the jitter of a backoff the user gave no --jitter for:
-// full for exponential and decorrelated (spreading a fleet's retries is
-// their point), none for constant, linear, fibonacci and the waiter, whose
-// delays users read as written ("constant" is constant).
-func defaultJitter(kind string) string {
-	switch kind {
-	case "exponential", "decorrelated":
-		return "full"
-	}
-	return "none"
-}
-
 // Validate refuses the flags that cannot hold together, before the plan
 // reads or opens anything, and returns what an attempt is. (Values that
 // need a file, a store or a parser to judge are refused where they are

@@ -84,7 +84,7 @@ type (
 // event carries: the text log writes its Message, the JSON log all of it.
 // The fields each kind sets are listed in README "Machine-readable logs".
 type StateEvent struct {
-	Retry           string   `json:"retry"` // the kind: new_sequence, unfinished, not_due, ended, busy
+	Retry           string   `json:"retry"` // the kind: new_sequence, unfinished, not_due, ended, busy, unreachable
 	Attempt         int      `json:"attempt,omitempty"`
 	Attempts        int      `json:"attempts,omitempty"`
 	Due             string   `json:"due,omitempty"`

@@ -1,0 +1,55 @@
+package plan
+
+import (
+	"strings"
+	"time"
+
+	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/runner/durable/redisstore"
+)
+
+// StateStore is where --state keeps the sequence: a file, or a key of a
+// Redis server (redis://…/KEY).
+type StateStore struct {
+	// Name is what logs, the report and messages show: the file's path,
+	// or the key's URL with its password replaced by xxxxx.
+	Name string
+	// Key is the Redis key; nil for a file.
+	Key *redisstore.Key
+}
+
+// stateStore parses --state: a value with "://" is a Redis URL, read as
+// --scope-store reads its URL, the key last; anything else a file.
+func (o *Options) stateStore() (*StateStore, error) {
+	s := o.Budget.State
+	if s == "" {
+		return nil, nil
+	}
+	if !strings.Contains(s, "://") {
+		return &StateStore{Name: s}, nil
+	}
+	k, err := redisstore.ParseKey(s)
+	if err != nil {
+		return nil, exit.Usagef("%s: %v", o.flagName("state"), err)
+	}
+	return &StateStore{Name: k.String(), Key: k}, nil
+}
+
+// lockMargin is what a Redis state lock outlasts the attempt by: the
+// store's calls before and after it, and writing the final output.
+const lockMargin = 30 * time.Second
+
+// LockTTL is the expiry of a Redis state lock: the longest the attempt can
+// last (--attempt-timeout, else the time budget) plus --kill-after and
+// lockMargin; 0 when the attempt has no bound (redisstore then renews a
+// short lock while the invocation runs).
+func LockTTL(o *Options, p *Plan) time.Duration {
+	bound := o.Budget.AttemptTimeout
+	if bound <= 0 || (p.MaxTime > 0 && p.MaxTime < bound) {
+		bound = p.MaxTime
+	}
+	if bound <= 0 {
+		return 0
+	}
+	return bound + o.Process.KillAfter + lockMargin
+}

@@ -1,0 +1,377 @@
+// Package redisstore keeps a durable retry sequence (retry --state
+// redis://…/KEY) in a Redis server that many machines share, so that jobs
+// whose machines come and go — a CronJob's pods, scheduled CI runners, an
+// autoscaled fleet — continue one sequence, with the contract of a state
+// file:
+//
+//   - one invocation at a time, across every machine: the lock is a key of
+//     its own, taken with SET NX and an expiry that outlasts the attempt,
+//     released when the invocation ends; a lock left by a process that
+//     died on this machine is taken over at once (lock.go);
+//   - every read-modify-write is one server-side script that first checks
+//     the lock is still the caller's, so an invocation whose lock expired
+//     cannot overwrite its successor;
+//   - the sequence is one hash whose fields are those of the file format
+//     (durable.Fields), so `HGETALL` shows what the file shows; a key
+//     expires Keep after its last write.
+package redisstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	goredis "github.com/redis/go-redis/v9"
+
+	"github.com/retry-dev/retry/bucket/redis"
+	"github.com/retry-dev/retry/runner/durable"
+)
+
+// KeyPrefix starts the hash of every sequence: retry:state:KEY.
+const KeyPrefix = "retry:state:"
+
+// LockPrefix starts the lock of every sequence: retry:state-lock:KEY.
+const LockPrefix = "retry:state-lock:"
+
+// DefaultKeep is how long a sequence's key lives after its last write: a
+// terminal state is repeated that long, and a sequence nobody continues
+// for that long is forgotten.
+const DefaultKeep = 7 * 24 * time.Hour
+
+// DefaultLockTTL is the expiry of the lock of an invocation whose attempt
+// has no bound (no --attempt-timeout, no --max-time): the invocation renews
+// it every third of it while it runs.
+const DefaultLockTTL = time.Minute
+
+// Key is a parsed --state redis://[USER:PASSWORD@]HOST[:PORT][/DB]/KEY.
+type Key struct {
+	Store *redis.URL
+	// Name is KEY, the last element of the path.
+	Name     string
+	redacted string
+}
+
+const form = "redis://[USER:PASSWORD@]HOST[:PORT][/DB]/KEY or rediss://…/KEY"
+
+// ParseKey parses a --state URL: the store as --scope-store reads it
+// (redis.ParseURL), then the key, the last element of the path, not empty.
+// Errors never hold the password.
+func ParseKey(raw string) (*Key, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, errors.New("not a URL; want " + form)
+	}
+	if u.Scheme != "redis" && u.Scheme != "rediss" {
+		return nil, fmt.Errorf("scheme %q: want %s", u.Scheme, form)
+	}
+	redacted := u.Redacted()
+	i := strings.LastIndexByte(u.Path, '/')
+	if i < 0 || u.Path[i+1:] == "" {
+		return nil, fmt.Errorf("%s: no KEY; want %s", redacted, form)
+	}
+	name := u.Path[i+1:]
+	if strings.ContainsAny(name, "\x00\n\r") {
+		return nil, fmt.Errorf("%s: the KEY holds a control character", redacted)
+	}
+	store := *u
+	store.Path, store.RawPath = u.Path[:i], ""
+	su, err := redis.ParseURL(store.String())
+	if err != nil {
+		// Name the whole URL, the key included (the password replaced).
+		return nil, errors.New(strings.Replace(err.Error(), store.Redacted(), redacted, 1))
+	}
+	return &Key{Store: su, Name: name, redacted: su.String() + "/" + url.PathEscape(name)}, nil
+}
+
+// String is the URL with its password replaced by xxxxx.
+func (k *Key) String() string { return k.redacted }
+
+// ErrBusy is returned when another invocation, anywhere, holds the lock.
+var ErrBusy = durable.ErrBusy
+
+// UnreachableError is a store that cannot be reached (or answers that it
+// cannot serve now: loading, busy): the invocation runs nothing, and the
+// next one tries again.
+type UnreachableError struct{ Err error }
+
+func (e *UnreachableError) Error() string { return "the state store is unreachable: " + e.Err.Error() }
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// LostError is a write refused because the lock is no longer the
+// invocation's: it expired (the attempt outlasted it) and another
+// invocation may have taken it.
+type LostError struct{ Key string }
+
+func (e *LostError) Error() string {
+	return e.Key + ": the lock of the sequence expired during the attempt; its outcome is not recorded"
+}
+
+// Options are how Lock holds a sequence.
+type Options struct {
+	// TTL is the lock's expiry: more than the attempt can last. 0 is
+	// DefaultLockTTL, renewed while the invocation runs.
+	TTL time.Duration
+	// Keep is how long the key lives after a write; 0 is DefaultKeep.
+	Keep time.Duration
+}
+
+// Store is a sequence held by this invocation: a durable.Store.
+type Store struct {
+	c      *redis.Client
+	key    *Key
+	state  string // the hash
+	lock   string // the lock's key
+	value  string // the lock's value: ours
+	keep   time.Duration
+	fields map[string]string // as read when locked
+	exists bool
+	stop   func() // stops the renewal
+	closed bool
+}
+
+var _ durable.Store = (*Store)(nil)
+
+// timeout bounds one script: the client's own timeouts (redis.Timeout)
+// bound each read and write already.
+const timeout = 10 * time.Second
+
+// Lock takes the lock of the sequence at k, without waiting: ErrBusy when
+// another invocation holds it, an *UnreachableError when the store cannot
+// be reached. The sequence is read in the same script.
+func Lock(k *Key, o Options) (*Store, error) {
+	c := redis.Dial(k.Store)
+	s := &Store{c: c, key: k, state: KeyPrefix + k.Name, lock: LockPrefix + k.Name, keep: o.Keep, stop: func() {}}
+	if s.keep <= 0 {
+		s.keep = DefaultKeep
+	}
+	ttl, renew := o.TTL, false
+	if ttl <= 0 {
+		ttl, renew = DefaultLockTTL, true
+	}
+	me := self()
+	s.value = me.value(token())
+	held, fields, err := s.take(ttl, "")
+	if err == nil && held != "" {
+		// A lock left by a process that died on this machine is taken
+		// over: the lock of a file would have died with it.
+		if h, ok := parseHolder(held); ok && h.diedHere(me) {
+			held, fields, err = s.take(ttl, held)
+		}
+	}
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if held != "" {
+		c.Close()
+		return nil, ErrBusy
+	}
+	s.fields, s.exists = fields, len(fields) > 0
+	if renew {
+		s.renew(ttl)
+	}
+	return s, nil
+}
+
+// token is 128 random bits: the lock is ours only while it holds them.
+func token() string {
+	b := make([]byte, 16)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// take runs the lock script: it takes the lock when it is free or holds
+// old, and returns the sequence's fields; otherwise it returns the lock's
+// holder.
+func (s *Store) take(ttl time.Duration, old string) (held string, fields map[string]string, err error) {
+	v, err := s.run(lockScript(), s.value, ttl.Milliseconds(), old)
+	if err != nil {
+		return "", nil, err
+	}
+	r, ok := v.([]any)
+	if !ok || len(r) != 2 {
+		return "", nil, s.c.Redact(fmt.Errorf("unexpected reply %v", v))
+	}
+	if n, _ := r[0].(int64); n != 1 {
+		h, _ := r[1].(string)
+		return h, nil, nil
+	}
+	list, _ := r[1].([]any)
+	fields = make(map[string]string, len(list)/2)
+	for i := 0; i+1 < len(list); i += 2 {
+		k, _ := list[i].(string)
+		v, _ := list[i+1].(string)
+		fields[k] = v
+	}
+	return "", fields, nil
+}
+
+// run runs a script on the sequence's keys (the lock, the hash).
+func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	v, err := sc.Run(ctx, s.c.Conn(), []string{s.lock, s.state}, args...).Result()
+	if err != nil {
+		return nil, classify(s.c, err)
+	}
+	return v, nil
+}
+
+// classify makes a failed call an *UnreachableError, unless the server
+// answered with an error of its own that another try will not change (a
+// wrong password, a key of another type): that is returned as it is. The
+// caller names the store; the error says what happened, without the
+// password.
+func classify(c *redis.Client, err error) error {
+	bare := errors.New(strings.TrimPrefix(c.Redact(err).Error(), c.URL().String()+": "))
+	var re goredis.Error
+	if errors.As(err, &re) {
+		transient := false
+		for _, p := range []string{"LOADING", "BUSY", "TRYAGAIN", "MASTERDOWN", "CLUSTERDOWN", "READONLY"} {
+			transient = transient || strings.HasPrefix(re.Error(), p)
+		}
+		if !transient {
+			return bare
+		}
+	}
+	return &UnreachableError{bare}
+}
+
+// renew extends the lock every third of ttl until Close.
+func (s *Store) renew(ttl time.Duration) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(ttl / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				s.run(renewScript(), s.value, ttl.Milliseconds()) // a failure shows at the next write
+			}
+		}
+	}()
+	s.stop = sync.OnceFunc(func() { close(done); wg.Wait() })
+}
+
+// Read returns the sequence as the lock script read it: nil when there is
+// none, or a *durable.CorruptError.
+func (s *Store) Read() (*durable.State, error) {
+	if !s.exists {
+		return nil, nil
+	}
+	st, err := durable.FromFields(s.fields)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// Write replaces the sequence with st in one script, if the lock is still
+// ours (*LostError otherwise), and sets the key's expiry.
+func (s *Store) Write(st *durable.State) error {
+	f, err := durable.Fields(st)
+	if err != nil {
+		return err
+	}
+	args := make([]any, 0, 2+2*len(f))
+	args = append(args, s.value, s.keep.Milliseconds())
+	for k, v := range f {
+		args = append(args, k, v)
+	}
+	v, err := s.run(writeScript(), args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := v.(int64); n != 1 {
+		return &LostError{s.key.String()}
+	}
+	s.fields, s.exists = f, true
+	return nil
+}
+
+// Remove deletes the sequence and releases the lock, in one script, if the
+// lock is still ours (*LostError otherwise).
+func (s *Store) Remove() error {
+	s.stop()
+	v, err := s.run(removeScript(), s.value)
+	if err != nil {
+		return err
+	}
+	if n, _ := v.(int64); n != 1 {
+		return &LostError{s.key.String()}
+	}
+	s.closed, s.exists = true, false
+	return nil
+}
+
+// Exists reports whether there was a sequence when locked, or one was
+// written since.
+func (s *Store) Exists() bool { return s.exists }
+
+// Close releases the lock (if it is still ours) and the connection.
+func (s *Store) Close() error {
+	s.stop()
+	var err error
+	if !s.closed {
+		s.closed = true
+		_, err = s.run(releaseScript(), s.value)
+	}
+	s.c.Close()
+	return err
+}
+
+// Info is a sequence as retry state show finds it, without the lock.
+type Info struct {
+	State *durable.State // nil: none
+	// Held: an invocation holds the lock (an attempt runs, or is about
+	// to); not a lock whose holder died on this machine.
+	Held bool
+	// TTL is how long the key lives without another write (0: no expiry).
+	TTL time.Duration
+}
+
+// Read reads the sequence at k without taking its lock (retry state show):
+// every write is one script, so it sees one whole state.
+func Read(k *Key) (Info, error) {
+	c := redis.Dial(k.Store)
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	v, err := showScript().Run(ctx, c.Conn(), []string{LockPrefix + k.Name, KeyPrefix + k.Name}).Result()
+	if err != nil {
+		return Info{}, classify(c, err)
+	}
+	r, ok := v.([]any)
+	if !ok || len(r) != 3 {
+		return Info{}, c.Redact(fmt.Errorf("unexpected reply %v", v))
+	}
+	lock, _ := r[0].(string)
+	held := lock != ""
+	if h, ok := parseHolder(lock); ok && h.diedHere(self()) {
+		held = false
+	}
+	ms, _ := r[1].(int64)
+	list, _ := r[2].([]any)
+	fields := make(map[string]string, len(list)/2)
+	for i := 0; i+1 < len(list); i += 2 {
+		k, _ := list[i].(string)
+		v, _ := list[i+1].(string)
+		fields[k] = v
+	}
+	st, err := durable.FromFields(fields)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{State: st, Held: held, TTL: time.Duration(max(ms, 0)) * time.Millisecond}, nil
+}
