@@ -46,7 +46,7 @@ var imports = map[string][]string{
 	// The presentation layer. cmd wires cobra to the options and maps
 	// outcomes to exit statuses; what it calls lives in its subpackages.
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
-		"cmd/completion", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
+		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
 		"cmd/scope", "cmd/state", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
 	// Leaves of the presentation layer: exit statuses, the streams and
@@ -59,16 +59,21 @@ var imports = map[string][]string{
 	// The plan: options, validation and the run built from them. It knows
 	// no sink.
 	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/redis",
-		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/version",
+		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/writepolicy", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
-	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/human", "runner", "runner/command", "runner/redact", "runner/request"},
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
 	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
+
+	// The policies of cmd's sinks: how every file retry writes for the user
+	// is written, and how every byte it repeats is redacted and wrapped.
+	"cmd/internal/writepolicy": nil,
+	"cmd/internal/echo":        {"runner/redact"},
 
 	// The strategy loop knows only its Source interface.
 	"runner": {"acceptor", "backoff", "bucket"},

@@ -120,7 +120,9 @@ func makeStateDir(dir string) error {
 }
 
 // CheckName returns an error wrapping ErrScopeName when name cannot name a
-// scope: empty, or holding a path separator or a NUL byte.
+// scope: empty, "." or "..", or holding a path separator, a NUL byte or
+// another control character (a newline would split the name over two
+// lines of `scope list`).
 func CheckName(name string) error { return checkScopeName(name) }
 
 func checkScopeName(name string) error {
@@ -131,6 +133,10 @@ func checkScopeName(name string) error {
 		return fmt.Errorf("%w %q: no path separators allowed", ErrScopeName, name)
 	case strings.ContainsRune(name, 0):
 		return fmt.Errorf("%w %q: no NUL bytes allowed", ErrScopeName, name)
+	case name == "." || name == "..":
+		return fmt.Errorf("%w %q: not a name", ErrScopeName, name)
+	case strings.IndexFunc(name, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0:
+		return fmt.Errorf("%w %q: no control characters (newlines, tabs) allowed", ErrScopeName, name)
 	}
 	return nil
 }

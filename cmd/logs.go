@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 )
@@ -20,6 +21,23 @@ type logs struct {
 	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
 	ci      *sinks.CI   // nil outside CI
 	retried *sinks.Retried
+
+	stderr io.Writer // retry's stderr, where a sink that failed is reported
+	// interrupt cancels the run's context beyond execute (the sinks wait
+	// on it); finished: finish ran.
+	interrupt context.CancelCauseFunc
+	finished  bool
+}
+
+// cancelRun is what a signal does: it cancels the attempts (cancel) and
+// the waits of the sinks (interrupt), with the same cause.
+func (l *logs) cancelRun(cancel context.CancelCauseFunc) context.CancelCauseFunc {
+	return func(cause error) {
+		if l.interrupt != nil {
+			l.interrupt(cause)
+		}
+		cancel(cause)
+	}
 }
 
 // newLogs builds the sinks of a run of o as p planned it.
@@ -33,7 +51,7 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	if p.LogFile != nil {
 		w, tty = p.LogFile, false
 	}
-	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub)}
+	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub), stderr: stderr}
 	state := ""
 	if p.State != nil {
 		state = p.State.Name // the password of a Redis URL replaced
@@ -55,6 +73,7 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
 		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
 		JSONFrame: o.Output.LogFormat == "json" && p.LogFile == nil,
+		Echo:      echo.New(system == sinks.CIGitHub),
 	}, l.lines, o.IO.ErrOut)
 	return l
 }

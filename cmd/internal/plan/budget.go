@@ -102,9 +102,9 @@ func ScopeNameError(what, name string) error {
 		return nil
 	}
 	if name == "" {
-		return exit.Usagef("%s: empty scope name; want a NAME without '/', '\\' or NUL", what)
+		return exit.Usagef("%s: empty scope name; want a NAME other than . and .., without '/', '\\', NUL or control characters", what)
 	}
-	return exit.Usagef("%s: %q: a scope NAME cannot hold '/', '\\' or NUL", what, name)
+	return exit.Usagef("%s: %q: a scope NAME cannot be . or .., nor hold '/', '\\', NUL or control characters (a newline)", what, name)
 }
 
 // redactStoreError makes sure an error names the store by its redacted

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,34 +97,6 @@ func fileKind(m os.FileMode) string {
 		return "a device"
 	}
 	return "not a regular file"
-}
-
-// checkReportWritable makes sure --report FILE can be written before the
-// first attempt runs: the report is written atomically through FILE.tmp in
-// the same directory, so that is what is tried (and removed).
-func checkReportWritable(file string) error {
-	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory; want a file to write", file)
-	}
-	tmp := file + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		f, err = os.OpenFile(tmp, os.O_WRONLY, 0o600)
-		if err == nil {
-			f.Close()
-			return nil
-		}
-	}
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot write %s in %s: %v", filepath.Base(file), filepath.Dir(file), err)
-	}
-	f.Close()
-	os.Remove(tmp)
-	return nil
 }
 
 // sizeValue is a flag holding a size in bytes: 1048576, 512K, 10M, 1.5GiB

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
 )
@@ -203,7 +203,11 @@ func ciEndMessage(out *runner.Outcome) string {
 // Finish writes the step outputs and the summary table (GitHub), once the
 // exit status is known. Problems writing them are warnings: the run's exit
 // status stays the run's.
-func (c *CI) Finish(command string, out *runner.Outcome, code int) {
+//
+// The files are appended to by the write policy (a symbolic link followed,
+// a FIFO written through); waiting for a FIFO's reader ends when done is
+// closed. The summary is redacted: it repeats what attempts said.
+func (c *CI) Finish(command string, out *runner.Outcome, code int, done <-chan struct{}) {
 	if c == nil || c.cfg.System != CIGitHub {
 		return
 	}
@@ -216,12 +220,12 @@ func (c *CI) Finish(command string, out *runner.Outcome, code int) {
 		} {
 			writeOutput(&b, kv[0], kv[1])
 		}
-		if err := appendFile(path, b.String()); err != nil {
+		if err := writepolicy.Append(path, []byte(b.String()), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_OUTPUT: %v", err)
 		}
 	}
 	if path := c.cfg.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := appendFile(path, stepSummary(command, out, code, c.notYet)); err != nil {
+		if err := writepolicy.Append(path, []byte(redact.Text(stepSummary(command, out, code, c.notYet))), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
@@ -274,18 +278,6 @@ func markdownCell(s string) string {
 		"\\", "\\\\", "|", "\\|", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
 		"<", "&lt;", ">", "&gt;", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ")
 	return r.Replace(s)
-}
-
-func appendFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(s); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // escapeData escapes a workflow command's message as the GitHub runner

@@ -113,7 +113,7 @@ func TestSinksGolden(t *testing.T) {
 			}
 		}
 		path := filepath.Join(t.TempDir(), "report.json")
-		if err := WriteReport(ReportConfig{Path: path, Command: "run", Target: []string{"make", "test"}}, out, 0); err != nil {
+		if err := WriteReport(ReportConfig{Path: path, Command: "run", Target: []string{"make", "test"}}, out, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)

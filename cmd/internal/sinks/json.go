@@ -7,6 +7,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // JSONConfig is what the JSON log knows of the run beyond its events.
@@ -149,5 +150,7 @@ func (l *JSON) write(line any) {
 		l.lines.Warn("JSON log: %v", err)
 		return
 	}
-	l.lines.write(append(b, '\n'))
+	// Once encoded too: the values of secret keys, and strings that a type
+	// hides from the walk (redact.JSON).
+	l.lines.write(append(redact.JSON(b), '\n'))
 }
