@@ -102,7 +102,12 @@ func PathMatcher(arg string, mode PathMode) (acceptor.Matcher, error) {
 	if hasValue {
 		expected = parseExpected(value)
 	} else if mode != Path {
-		return nil, fmt.Errorf("%q: want EXPR=VALUE: %s compares each element of the array EXPR yields with VALUE", arg, mode)
+		// In the flags' words (the caller names the flag and quotes arg).
+		what := "every"
+		if mode == PathAny {
+			what = "some"
+		}
+		return nil, fmt.Errorf("want EXPR=VALUE: %s element of the array EXPR yields must equal VALUE (%s=true)", what, arg)
 	}
 	m, err := NewPathMatcher(expr, mode, expected)
 	if err != nil {
@@ -146,8 +151,8 @@ func (m *PathMatch) Expected() any { return m.expected }
 
 // Match evaluates the expression on the attempt's stdout parsed as JSON and
 // compares the result with the expected value. Value is the result as
-// compact JSON, cut to about 200 bytes; Detail, on a match, the botocore
-// explanation.
+// compact JSON, cut to about 200 bytes; Detail, on a match, why it
+// matched (explanation).
 func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	if env == nil || env.Attempt == nil || env.Attempt.Failed {
 		return acceptor.MatchResult{}
@@ -200,16 +205,19 @@ func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	return r
 }
 
-// explanation is botocore's AcceptorConfig.explanation for the matcher.
+// explanation says in retry's words why the matcher matched: `Stack.Status
+// is "FAILED"`, `some element of Items[].State is "terminated"`, `every
+// element of …`. (botocore says "For expression … we matched expected
+// path"; the expected value here is JSON, so true is not "true".)
 func (m *PathMatch) explanation() string {
-	want := expectedText(m.expected)
+	want := shownJSON(m.expected, maxShownValue)
 	switch m.mode {
 	case PathAll:
-		return fmt.Sprintf("For expression %q all members matched expected path: %q", m.expr.src, want)
+		return fmt.Sprintf("every element of %s is %s", m.expr.src, want)
 	case PathAny:
-		return fmt.Sprintf("For expression %q we matched expected path: %q at least once", m.expr.src, want)
+		return fmt.Sprintf("some element of %s is %s", m.expr.src, want)
 	}
-	return fmt.Sprintf("For expression %q we matched expected path: %q", m.expr.src, want)
+	return fmt.Sprintf("%s is %s", m.expr.src, want)
 }
 
 // scopeDoc returns the document the matcher's scope addresses, given the
