@@ -36,11 +36,11 @@ func FuzzParseScopeState(f *testing.F) {
 		if st.Bucket.Available < 0 || st.Bucket.Available > capacity {
 			t.Fatalf("available %d outside [0, %d]", st.Bucket.Available, capacity)
 		}
-		if st.Adaptive != nil && !st.Adaptive.valid() {
+		if st.Adaptive != nil && !st.Adaptive.Valid() {
 			t.Fatalf("invalid adaptive state kept: %+v", *st.Adaptive)
 		}
 		q := st.Bucket
-		q.refill(now.Add(time.Hour))
+		q.Refill(now.Add(time.Hour))
 		if q.Available < 0 || q.Available > capacity {
 			t.Fatalf("refill left %d outside [0, %d]", q.Available, capacity)
 		}

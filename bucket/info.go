@@ -48,7 +48,7 @@ type AdaptiveInfo struct {
 // info returns the ScopeInfo of st, its bucket refilled at now.
 func (st *scopeState) info(name string, now time.Time) ScopeInfo {
 	q := st.Bucket
-	q.refill(now)
+	q.Refill(now)
 	info := ScopeInfo{Name: name, Tokens: q.Available, Capacity: q.Capacity, Updated: st.Updated}
 	if a := st.Adaptive; a != nil {
 		info.Adaptive = &AdaptiveInfo{Enabled: a.Enabled, FillRate: a.FillRate, MaxRate: a.LastMaxRate, MeasuredRate: a.MeasuredRate}

@@ -27,12 +27,12 @@ const scopeVersion = 1
 // scopeState is the content of a scope file, DIR/NAME.json.
 type scopeState struct {
 	Version int   `json:"version"`
-	Bucket  quota `json:"bucket"`
+	Bucket  Quota `json:"bucket"`
 	// Updated is when a process last changed the state.
 	Updated time.Time `json:"updated,omitzero"`
 	// Adaptive is the shared adaptive limiter; absent until a limiter of
 	// the scope records its first response.
-	Adaptive *adaptiveState `json:"adaptive,omitempty"`
+	Adaptive *AdaptiveState `json:"adaptive,omitempty"`
 }
 
 // Scope is a standard retry token bucket, and the state of an adaptive
@@ -164,7 +164,7 @@ func (s *Scope) Acquire(context.Context) (Token, error) {
 func (s *Scope) Available() (int, error) {
 	var n int
 	err := s.modify(func(st *scopeState) bool {
-		st.Bucket.refill(s.now())
+		st.Bucket.Refill(s.now())
 		n = st.Bucket.Available
 		return false
 	})
@@ -189,7 +189,7 @@ func (s *Scope) give(n int) { s.record(s.Give(context.Background(), n)) }
 func (s *Scope) Take(_ context.Context, cost int) error {
 	var empty error
 	err := s.modify(func(st *scopeState) bool {
-		empty = st.Bucket.take(s.now(), cost, s.reserve)
+		empty = st.Bucket.Take(s.now(), cost, s.reserve)
 		return empty == nil
 	})
 	if err != nil {
@@ -202,7 +202,7 @@ func (s *Scope) Take(_ context.Context, cost int) error {
 // capacity (Store). ctx is unused.
 func (s *Scope) Give(_ context.Context, n int) error {
 	return s.modify(func(st *scopeState) bool {
-		st.Bucket.give(s.now(), n)
+		st.Bucket.Give(s.now(), n)
 		return true
 	})
 }
@@ -232,7 +232,7 @@ func (s *Scope) send(clock func() time.Time) (ok bool, wait time.Duration, err e
 			ok = true
 			return fresh
 		}
-		ok, wait = a.acquire(now)
+		ok, wait = a.Acquire(now)
 		return true
 	})
 	return ok, wait, err
@@ -244,7 +244,7 @@ func (s *Scope) updateRate(clock func() time.Time, throttled bool) error {
 	return s.modify(func(st *scopeState) bool {
 		now := clock()
 		a, _ := st.adaptive(now)
-		a.update(now, throttled)
+		a.Update(now, throttled)
 		return true
 	})
 }
@@ -353,12 +353,12 @@ func parseScopeState(data []byte, capacity int, now time.Time) *scopeState {
 	// write and its truncate.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if len(data) == 0 || dec.Decode(st) != nil || st.Version != scopeVersion || st.Bucket.Available < 0 {
-		st = &scopeState{Bucket: quota{Available: capacity, RefilledAt: now}}
+		st = &scopeState{Bucket: Quota{Available: capacity, RefilledAt: now}}
 	}
 	st.Version = scopeVersion
 	st.Bucket.Capacity = capacity
 	st.Bucket.Available = min(st.Bucket.Available, capacity)
-	if st.Adaptive != nil && !st.Adaptive.valid() {
+	if st.Adaptive != nil && !st.Adaptive.Valid() {
 		st.Adaptive = nil
 	}
 	return st
@@ -371,11 +371,11 @@ const scopeIdleReset = 10 * time.Minute
 
 // adaptive returns the scope's adaptive state at now, starting it over when
 // absent or idle for longer than scopeIdleReset. fresh reports a new state.
-func (st *scopeState) adaptive(now time.Time) (s *adaptiveState, fresh bool) {
+func (st *scopeState) adaptive(now time.Time) (s *AdaptiveState, fresh bool) {
 	if a := st.Adaptive; a != nil && (a.LastRefill.IsZero() || now.Sub(a.LastRefill) <= scopeIdleReset) {
 		return a, false
 	}
-	a := newAdaptiveState(now)
+	a := NewAdaptiveState(now)
 	st.Adaptive = &a
 	return st.Adaptive, true
 }
@@ -401,7 +401,7 @@ type ScopeLimiter struct {
 // throttling response. When ctx ends first it returns context.Cause(ctx)
 // and takes nothing. An error of the scope file is returned.
 func (l *ScopeLimiter) Wait(ctx context.Context) error {
-	return wait(ctx, l.sleep, func() (bool, time.Duration, error) { return l.scope.send(l.now) })
+	return Await(ctx, l.sleep, func() (bool, time.Duration, error) { return l.scope.send(l.now) })
 }
 
 // Update records how an attempt went in the scope's shared rate (see
@@ -415,7 +415,7 @@ func (l *ScopeLimiter) Stats() (AdaptiveStats, error) {
 	var stats AdaptiveStats
 	err := l.scope.modify(func(st *scopeState) bool {
 		if st.Adaptive != nil {
-			stats = st.Adaptive.stats()
+			stats = st.Adaptive.Stats()
 		}
 		return false
 	})
