@@ -83,15 +83,3 @@ func TestSharedFallsBackOnce(t *testing.T) {
 		t.Error("the per-process limiter did not record the throttle")
 	}
 }
-
-func TestSharedOverScope(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	a := NewShared(openScope(t, dir, "s", 0), SharedOptions{})
-	b := NewShared(openScope(t, dir, "s", 0), SharedOptions{})
-	scheduleN(t, acquire(t, a), false, 2).NotifyFailure()
-	scheduleN(t, acquire(t, b), true, 2).NotifyFailure()
-	if got := scopeAvailable(t, openScope(t, dir, "s", 0)); got != 500-28-10 {
-		t.Errorf("two Shared on one scope: available %d, want %d", got, 500-28-10)
-	}
-}

@@ -1,9 +1,11 @@
-package bucket
+package file
 
 import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/retry-dev/retry/bucket"
 )
 
 // FuzzParseScopeState feeds the scope file reader anything a file may
@@ -27,7 +29,7 @@ func FuzzParseScopeState(f *testing.F) {
 	now := time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte, capacity int) {
 		if capacity <= 0 || capacity > 1<<20 {
-			capacity = DefaultCapacity
+			capacity = bucket.DefaultCapacity
 		}
 		st := parseScopeState(data, capacity, now)
 		if st.Version != scopeVersion || st.Bucket.Capacity != capacity {
