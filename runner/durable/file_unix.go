@@ -18,7 +18,7 @@ import (
 //
 // The lock is an exclusive flock on the inode at the path. Every write
 // replaces that inode (a temporary file in the same directory, fsync,
-// rename, fsync of the directory), and the new inode is locked before it
+// rename), and the new inode is locked before it
 // appears at the path, so the path always names a locked inode while the
 // invocation runs. Lock verifies, once it holds a lock, that the path still
 // names the inode it locked (an invocation that replaced or removed it may
@@ -99,13 +99,17 @@ func (fl *File) Read() (*State, error) {
 // history is some 40 KiB.
 const maxFileSize = 1 << 20
 
-// Write replaces the state at the path with s, atomically and durably: a
-// temporary file (mode 0600, locked from its creation) in the same
-// directory, its content synced, renamed over the path (or linked, when
-// there was no file: ErrBusy if one appeared meanwhile), the directory
-// synced — the two syncs a new name needs to outlast a power loss. The
-// first write of an invocation also removes the temporary files that
-// invocations killed in the middle of a write left behind (sweep).
+// Write replaces the state at the path with s, atomically: a temporary
+// file (mode 0600, locked from its creation) in the same directory, its
+// content synced, then renamed over the path (or linked, when there was no
+// file: ErrBusy if one appeared meanwhile). One sync per write, the one an
+// atomic replacement needs: whatever name a crash leaves, it names a whole
+// state. The directory is not synced: a process that dies (kill -9, a
+// crash) never loses a write; a machine that loses power within the file
+// system's commit interval (5 s on ext4) may come back with the state
+// before the write. The first write of an invocation also removes the
+// temporary files that invocations killed in the middle of a write left
+// behind (sweep).
 func (fl *File) Write(s *State) error {
 	b, err := Encode(s)
 	if err != nil {
@@ -149,9 +153,6 @@ func (fl *File) Write(s *State) error {
 		return err
 	}
 	ok = true
-	if err := syncDir(dir); err != nil {
-		return err
-	}
 	if fl.f != nil {
 		fl.f.Close()
 	}
@@ -204,10 +205,9 @@ func (fl *File) sweep() {
 }
 
 // Remove removes the state file, still holding its lock. Without a file it
-// does nothing. The directory is not synced: a power loss right after
-// may bring back the state written before the attempt, whose next
-// invocation then counts the attempt as unfinished, as for a crash during
-// it.
+// does nothing. Nothing is synced: a power loss right after may bring back
+// the state written before the attempt, whose next invocation then counts
+// the attempt as unfinished, as for a crash during it.
 func (fl *File) Remove() error {
 	if fl.f == nil {
 		return nil
@@ -322,16 +322,4 @@ func flock(f *os.File, how int) error {
 		return err
 	}
 	return ferr
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	return nil
 }

@@ -254,7 +254,9 @@ func Text(s string) string {
 	if strings.Contains(s, "PRIVATE KEY-----") {
 		s = privateKey().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
 	}
-	s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	if mayHoldCredential(s) {
+		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
@@ -286,6 +288,23 @@ func Text(s string) string {
 		s = assignments(s)
 	}
 	return s
+}
+
+// mayHoldCredential reports whether s may hold a match of credential:
+// "bearer" or "basic" in any ASCII case, or any non-ASCII byte (the
+// regexp's case folding also matches 'ſ' for 's'). Most text (a command
+// line being described, a log line) then skips the regexp, and the run its
+// compilation.
+func mayHoldCredential(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= 0x80:
+			return true
+		case s[i]|0x20 == 'b' && i+5 <= len(s) && (strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer")):
+			return true
+		}
+	}
+	return false
 }
 
 // assignments hides the values of secret NAME=VALUE pairs in s, outside
@@ -345,9 +364,13 @@ func maskValue(v string) string {
 func Argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
-			out[i] = m[1] + "=" + Placeholder
-			continue
+		// Most arguments hold no "=": they skip the regexp (and its
+		// compilation at every start).
+		if strings.IndexByte(a, '=') >= 0 {
+			if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
+				out[i] = m[1] + "=" + Placeholder
+				continue
+			}
 		}
 		out[i] = Text(a)
 	}

@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -139,6 +140,29 @@ func TestSecretNames(t *testing.T) {
 	for _, n := range []string{"X-Trace", "Accept", "page", "q", "Content-Type"} {
 		if isSecretName(n) {
 			t.Errorf("%s is secret", n)
+		}
+	}
+}
+
+// TestMayHoldCredential checks the pre-check that spares most text the
+// credential regexp: wherever the regexp would change a string, the
+// pre-check says it may hold a credential.
+func TestMayHoldCredential(t *testing.T) {
+	words := []string{"Bearer", "bearer", "BASIC", "Basic", "baSic", "baſic", "bearer\t", "basics", "x", " ", "\t", "abc.DEF-1~", "=", "ébasic", "b", "as", "ic"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if credential().ReplaceAllString(s, "${1}${2}"+Placeholder) != s && !mayHoldCredential(s) {
+			t.Fatalf("%q: the regexp redacts it, the pre-check skips it", s)
+		}
+	}
+	for _, s := range []string{"/bin/true", "make test", "curl -H x https://example.com/a"} {
+		if mayHoldCredential(s) {
+			t.Errorf("%q: the pre-check does not skip it", s)
 		}
 	}
 }
