@@ -257,6 +257,11 @@ func Text(s string) string {
 	if mayHoldCredential(s) {
 		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
 	}
+	if !mayNameSecret(s) {
+		// What is left hides values by their names: text that names no
+		// secret (most lines of a command's output) skips the regexps.
+		return s
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
@@ -288,6 +293,27 @@ func Text(s string) string {
 		s = assignments(s)
 	}
 	return s
+}
+
+// mayNameSecret reports whether s, lowercased, holds a secret word or
+// name (secretWords, secretNames, wellKnown): every name that isSecretName
+// or IsSecretHeader accepts does, so text without one has no value for
+// headerLine, jsonKey, escapedJSONKey or the assignments to hide.
+func mayNameSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for _, names := range []map[string]bool{secretNames, wellKnown} {
+		for n := range names {
+			if strings.Contains(l, n) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mayHoldCredential reports whether s may hold a match of credential:

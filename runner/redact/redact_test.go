@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -188,5 +189,43 @@ func TestRedactJSON(t *testing.T) {
 		if got := string(JSON([]byte(tt.in))); got != tt.want {
 			t.Errorf("JSON(%s)\n = %s\nwant %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestMayNameSecret checks the pre-check that spares text naming no secret
+// the name-based regexps: Text with it gives what the regexps give.
+func TestMayNameSecret(t *testing.T) {
+	words := []string{"Authorization", "X-Trace", "token", "TOKEN", "api_key", "\u212aey", "sig", "JWT", "pass", "Sentry_DSN", "database_url",
+		"=", ": ", ":", " = ", "\"", "'", "\\\"", "\n", " ", "value", "name", "-", "--", "x", "{", "}", ",", "&", "level=info", "status=200"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 30000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if mayNameSecret(s) {
+			continue
+		}
+		got := headerLine().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine().FindStringSubmatch(m)
+			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
+				return m
+			}
+			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
+		})
+		if got != s || assignments(s) != s {
+			t.Fatalf("%q: a regexp redacts it, the pre-check skips it", s)
+		}
+		for _, re := range []func() *regexp.Regexp{jsonKey, escapedJSONKey} {
+			for _, m := range re().FindAllStringSubmatch(s, -1) {
+				if name := strings.Trim(m[1], `\"'`); isSecretName(name) {
+					t.Fatalf("%q: the key %q is secret, the pre-check skips it", s, name)
+				}
+			}
+		}
+	}
+	if mayNameSecret(`2026-11-23T04:00:00 level=info msg="request 1 done" alpha1 beta-7 status=200 bytes=13`) {
+		t.Error("a plain log line names a secret")
 	}
 }
