@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/cmd/completion"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -138,7 +139,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(newCmdWait(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io))
+		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io), completion.NewCmd(root))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
