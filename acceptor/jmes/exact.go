@@ -194,7 +194,7 @@ func (e *jmesExpr) exactAgain(v any, a *acceptor.Attempt, input any) (ev any, ok
 	if err != nil {
 		return nil, false
 	}
-	var doc any = out
+	doc := out
 	if input != nil {
 		doc = map[string]any{"input": input, "output": out}
 	}
