@@ -28,13 +28,16 @@ const module = "github.com/retry-dev/retry"
 var floors = map[string][]string{
 	"acceptor": {"acceptor"},
 	"backoff":  {"backoff"},
-	"bucket":   {"bucket"},
-	"runner":   {"runner", "acceptor", "backoff", "bucket"},
-	"cmd":      {"cmd", "acceptor", "backoff", "bucket", "runner"},
-	".":        {"cmd"},
-	"tools":    {"cmd"},
-	"internal": nil,
-	"bench":    nil,
+	"bucket":   {"bucket", "privatefile"},
+	// privatefile: a private, locked file of the user's (scope and state
+	// files), under everything that keeps state.
+	"privatefile": nil,
+	"runner":      {"runner", "acceptor", "backoff", "bucket", "privatefile"},
+	"cmd":         {"cmd", "acceptor", "backoff", "bucket", "privatefile", "runner"},
+	".":           {"cmd"},
+	"tools":       {"cmd"},
+	"internal":    nil,
+	"bench":       nil,
 }
 
 // imports lists every package of the module (its directory; "." is main)
@@ -87,7 +90,7 @@ var imports = map[string][]string{
 	"runner/redact": nil,
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
-	"runner/durable": {"acceptor", "backoff", "runner"},
+	"runner/durable": {"acceptor", "backoff", "runner", "privatefile"},
 	// The sequence of --state redis://…/KEY, on the store of --scope-store.
 	"runner/durable/redisstore": {"bucket/redis", "runner/durable"},
 	// The --tcp attempt source.
@@ -106,8 +109,12 @@ var imports = map[string][]string{
 	"acceptor/k8s": {"acceptor", "acceptor/jmes", "acceptor/waitermodel"},
 
 	"backoff":      nil,
-	"bucket":       nil,
+	"bucket":       {"privatefile"},
 	"bucket/redis": {"bucket"},
+
+	// A private, locked file of the user's: the one open, check and lock
+	// of scope files (bucket) and --state files (runner/durable).
+	"privatefile": nil,
 
 	"internal/waitergen": nil,
 	"bench/gofloor":      nil,

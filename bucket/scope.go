@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/retry-dev/retry/privatefile"
 )
 
 // ErrScopeName is wrapped by the error OpenScope returns for a name it
@@ -310,32 +312,18 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 func (s *Scope) lock() (*os.File, error) {
 	const tries = 10
 	for range tries {
-		// O_NONBLOCK: a FIFO planted at the path must not hang the open;
-		// checkStateFile then refuses it.
-		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow|openNonBlock, 0o600)
+		f, err := openStateFile(s.path)
 		if err != nil {
-			if isSymlinkLoop(err) {
-				return nil, fmt.Errorf("%w: %s is a symbolic link; remove it", ErrUntrusted, s.path)
-			}
 			return nil, err
 		}
-		if err := checkStateFile(f); err != nil {
+		if err := privatefile.Lock(f); err != nil {
 			f.Close()
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			return nil, err
-		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(s.path)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+		if privatefile.Same(f, s.path) {
 			return f, nil
 		}
-		f.Close()
-		if err1 != nil {
-			return nil, err1
-		}
+		f.Close() // removed or replaced while this waited: open the new one
 	}
 	return nil, fmt.Errorf("the file kept being replaced (%d tries)", tries)
 }

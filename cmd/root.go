@@ -113,7 +113,6 @@ func newCmdRoot(io *iostreams.IOStreams, proc *process, args []string) *cobra.Co
 attempt (success, failure, or retry for a reason) with backoff, jitter and a
 retry token bucket; retry wait polls a command or URL whose output is JSON
 until JMESPath acceptors reach a success or failure state.`,
-		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -144,6 +143,9 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(newCmdWait(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
+		// --version is the root's own flag: only this tree can see it, and
+		// only this one reads the build information for it.
+		root.Version = version.Version()
 		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false

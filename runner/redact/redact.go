@@ -254,7 +254,14 @@ func Text(s string) string {
 	if strings.Contains(s, "PRIVATE KEY-----") {
 		s = privateKey().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
 	}
-	s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	if mayHoldCredential(s) {
+		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	}
+	if !mayNameSecret(s) {
+		// What is left hides values by their names: text that names no
+		// secret (most lines of a command's output) skips the regexps.
+		return s
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
@@ -286,6 +293,44 @@ func Text(s string) string {
 		s = assignments(s)
 	}
 	return s
+}
+
+// mayNameSecret reports whether s, lowercased, holds a secret word or
+// name (secretWords, secretNames, wellKnown): every name that isSecretName
+// or IsSecretHeader accepts does, so text without one has no value for
+// headerLine, jsonKey, escapedJSONKey or the assignments to hide.
+func mayNameSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for _, names := range []map[string]bool{secretNames, wellKnown} {
+		for n := range names {
+			if strings.Contains(l, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHoldCredential reports whether s may hold a match of credential:
+// "bearer" or "basic" in any ASCII case, or any non-ASCII byte (the
+// regexp's case folding also matches 'ſ' for 's'). Most text (a command
+// line being described, a log line) then skips the regexp, and the run its
+// compilation.
+func mayHoldCredential(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= 0x80:
+			return true
+		case s[i]|0x20 == 'b' && i+5 <= len(s) && (strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer")):
+			return true
+		}
+	}
+	return false
 }
 
 // assignments hides the values of secret NAME=VALUE pairs in s, outside
@@ -345,9 +390,13 @@ func maskValue(v string) string {
 func Argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
-			out[i] = m[1] + "=" + Placeholder
-			continue
+		// Most arguments hold no "=": they skip the regexp (and its
+		// compilation at every start).
+		if strings.IndexByte(a, '=') >= 0 {
+			if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
+				out[i] = m[1] + "=" + Placeholder
+				continue
+			}
 		}
 		out[i] = Text(a)
 	}

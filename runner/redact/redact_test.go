@@ -3,9 +3,11 @@ package redact
 import (
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -143,6 +145,29 @@ func TestSecretNames(t *testing.T) {
 	}
 }
 
+// TestMayHoldCredential checks the pre-check that spares most text the
+// credential regexp: wherever the regexp would change a string, the
+// pre-check says it may hold a credential.
+func TestMayHoldCredential(t *testing.T) {
+	words := []string{"Bearer", "bearer", "BASIC", "Basic", "baSic", "baſic", "bearer\t", "basics", "x", " ", "\t", "abc.DEF-1~", "=", "ébasic", "b", "as", "ic"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if credential().ReplaceAllString(s, "${1}${2}"+Placeholder) != s && !mayHoldCredential(s) {
+			t.Fatalf("%q: the regexp redacts it, the pre-check skips it", s)
+		}
+	}
+	for _, s := range []string{"/bin/true", "make test", "curl -H x https://example.com/a"} {
+		if mayHoldCredential(s) {
+			t.Errorf("%q: the pre-check does not skip it", s)
+		}
+	}
+}
+
 func TestRedactJSON(t *testing.T) {
 	type step struct {
 		Name  string
@@ -164,5 +189,43 @@ func TestRedactJSON(t *testing.T) {
 		if got := string(JSON([]byte(tt.in))); got != tt.want {
 			t.Errorf("JSON(%s)\n = %s\nwant %s", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestMayNameSecret checks the pre-check that spares text naming no secret
+// the name-based regexps: Text with it gives what the regexps give.
+func TestMayNameSecret(t *testing.T) {
+	words := []string{"Authorization", "X-Trace", "token", "TOKEN", "api_key", "\u212aey", "sig", "JWT", "pass", "Sentry_DSN", "database_url",
+		"=", ": ", ":", " = ", "\"", "'", "\\\"", "\n", " ", "value", "name", "-", "--", "x", "{", "}", ",", "&", "level=info", "status=200"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 30000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if mayNameSecret(s) {
+			continue
+		}
+		got := headerLine().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine().FindStringSubmatch(m)
+			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
+				return m
+			}
+			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
+		})
+		if got != s || assignments(s) != s {
+			t.Fatalf("%q: a regexp redacts it, the pre-check skips it", s)
+		}
+		for _, re := range []func() *regexp.Regexp{jsonKey, escapedJSONKey} {
+			for _, m := range re().FindAllStringSubmatch(s, -1) {
+				if name := strings.Trim(m[1], `\"'`); isSecretName(name) {
+					t.Fatalf("%q: the key %q is secret, the pre-check skips it", s, name)
+				}
+			}
+		}
+	}
+	if mayNameSecret(`2026-11-23T04:00:00 level=info msg="request 1 done" alpha1 beta-7 status=200 bytes=13`) {
+		t.Error("a plain log line names a secret")
 	}
 }

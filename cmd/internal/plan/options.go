@@ -157,7 +157,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout). Without it a --tcp connect has 10s and a --url call 60s until its response headers")
 	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
-	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
+	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` (or redis://…/KEY, shared by machines) across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
 	fs.VarP(durationValue{&o.Delay.Base}, "delay", "d", "base delay")

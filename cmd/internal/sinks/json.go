@@ -119,7 +119,7 @@ func (l *JSON) Observe(e runner.Event) {
 			line.Pending = human.Pending(e.Record)
 		}
 		if l.cfg.Verbose {
-			line.Trace = append([]acceptor.Step(nil), e.Record.Decision.Trace...) // redacted as a copy
+			line.Trace = e.Record.Decision.Trace
 		}
 		l.write(line)
 	case runner.EventBucketWait:
@@ -141,16 +141,15 @@ func (l *JSON) Observe(e runner.Event) {
 	}
 }
 
-// write writes line, a pointer to one of the line types, its secrets
-// redacted, as one line.
+// write writes line, a pointer to one of the line types, as one line, its
+// secrets redacted once it is encoded: redact.JSON walks every string of
+// the encoded value, whatever type built it, and hides the values of
+// secret keys, so a field added to a line is redacted without being named.
 func (l *JSON) write(line any) {
-	redactStrings(line)
 	b, err := json.Marshal(line)
 	if err != nil {
 		l.lines.Warn("JSON log: %v", err)
 		return
 	}
-	// Once encoded too: the values of secret keys, and strings that a type
-	// hides from the walk (redact.JSON).
 	l.lines.write(append(redact.JSON(b), '\n'))
 }

@@ -46,9 +46,9 @@ type ReportAttempt struct {
 // WriteReport writes the JSON report of --report: the run's outcome, its
 // exit status code and every attempt, with the tails of its output. The
 // write policy writes it (a regular file atomically, a FIFO or a device
-// through); waiting for a FIFO's reader ends when done is closed. Every
-// string in it is redacted, and once encoded the values of secret keys
-// (redact.JSON).
+// through); waiting for a FIFO's reader ends when done is closed. Its
+// secrets are redacted once it is encoded (redact.JSON: every string, and
+// the values of secret keys).
 func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan struct{}) error {
 	rep := &Report{
 		Version:   SchemaVersion,
@@ -74,7 +74,6 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 			rep.Attempts[i].StdoutTail, rep.Attempts[i].StderrTail = tailText(a.StdoutTail), tailText(a.StderrTail)
 		}
 	}
-	redactStrings(rep)
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err

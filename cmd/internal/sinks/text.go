@@ -143,7 +143,7 @@ func (l *Text) attemptEnd(r *runner.Record) {
 	if d == acceptor.Succeed && (l.consecutive <= 1 || r.Streak >= l.consecutive) {
 		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), human.Result(r), d, human.DecidedBy(r.Decision), l.inARow(r))
+	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), human.Result(r), human.DirectiveText(l.cfg.Wait, r.Decision), human.DecidedBy(r.Decision), l.inARow(r))
 	if human.NotYet(l.cfg.Wait, r) {
 		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), human.Result(r), human.Pending(r), l.inARow(r))
 	}
@@ -254,7 +254,7 @@ func (l *Text) lastState(out *runner.Outcome) string {
 	for i := len(out.Attempts) - 1; i >= 0; i-- {
 		d := out.Attempts[i].Decision
 		if d.Directive != acceptor.NoDecision && d.Source == acceptor.FromAcceptor {
-			return fmt.Sprintf("; last state: %s [%s]", d.Directive, d.Name)
+			return fmt.Sprintf("; last state: %s [%s]", human.DirectiveText(true, d), d.Name)
 		}
 	}
 	return ""
