@@ -4,8 +4,9 @@
 # setsid), deep setsid chains, kill -9 of retry (ten shapes), a second
 # signal, SIGTTIN, SIGSTOP, SIGTSTP, Ctrl-C on a shell loop;
 # closed stdout/stderr pipes; unwritable TMPDIR and /dev/full; devices,
-# FIFOs, directories and large files as inputs; secrets in every sink; bad
-# input. Prints cases tried and held per area; the BROKEN cases go to
+# FIFOs, directories and large files as inputs; the files retry writes
+# (--report, --log-file) on links, devices and FIFOs; secrets in every sink;
+# bad input. Prints cases tried and held per area; the BROKEN cases go to
 # stderr. Each case runs under `timeout 40`; leftovers of a broken case are
 # killed by their unique marker. Needs setsid, mkfifo, truncate, pgrep, perl.
 R=$1
@@ -148,8 +149,45 @@ case_ badinput "$R run -n 2 -d 0 --shell 'printf partial >&2; exit 1' 2>err; gre
 case_ state "echo precious > notes.txt; $R state reset notes.txt; [ \$? -eq 125 ] && grep -q precious notes.txt"
 case_ state "echo '{\"version\": 2' > c.json; $R state reset c.json; [ \$? -eq 125 ] && [ -e c.json ] && $R state reset --force c.json && [ ! -e c.json ]"
 case_ state "mkdir -p k9; for i in \$(seq 40); do $R run -q --state k9/s.json --schedule '1000 1ms' -- false & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; sleep 0.05; $R run -q --state k9/s.json --schedule '1000 1ms' -- false; [ \$(ls -A k9 | grep -c tmp) -eq 0 ]"
+# --- sinks: every file retry writes for the user follows one write policy
+# (curl -o and tee): symlinks followed, devices, FIFOs and /dev/fd/N
+# written through and never replaced; opening a FIFO never blocks signals;
+# a sink that fails is exit 74. As root a private device node stands in
+# for /dev/full, so that a broken binary cannot replace the system's.
+full=/dev/full
+if [ "$(id -u)" = 0 ] && mknod "$W/full" c 1 7 2>/dev/null; then full="$W/full"; fi
+export full
+case_ sinks "echo old > real.json; ln -sf real.json link.json; $R run -q -n 1 --report link.json -- true; [ -L link.json ] && grep -q outcome real.json"
+case_ sinks "ln -sf /proc/self/fd/1 mystdout; $R run -q -n 1 --report mystdout -- true | grep -q outcome; [ -L mystdout ]"
+case_ sinks "$R run -q -n 1 --report /dev/fd/3 -- true 3>&1 | grep -q outcome"
+case_ sinks "rm -f rf; mkfifo rf; cat rf > got & $R run -q -n 1 --report rf -- true; wait; grep -q outcome got && [ -p rf ]"
+case_ sinks "$R run -q -n 1 --report $full -- true; [ \$? -eq 74 ] && [ -c $full ]"
+case_ sinks "$R run -n 2 -d 0 --log-file $full -- true 2>err; [ \$? -eq 74 ] && grep -q log-file err && [ -c $full ]"
+case_ sinks "rm -f lf; mkfifo lf; timeout 20 $R run -n 1 --log-file lf -- true; [ \$? -eq 74 ] && [ -p lf ]"
+for sig in INT TERM HUP QUIT; do
+  n=$((n+1)); m=$((7713100 + n))
+  num=$(kill -l $sig)
+  case_ sinks "rm -f lf; mkfifo lf; $R run -n 1 --log-file lf -- sleep $m & p=\$!; sleep 0.5; kill -$sig \$p; wait \$p; [ \$? -eq $((128+num)) ] && alive 'sleep $m'"
+done
+# --- secrets repeated: output tails, replayed stdout, the -v trace, and
+# GitHub workflow commands that a command's output must not raise
+case_ secrets "$R run -q --report r.json -n 1 -- sh -c 'echo GITHUB_TOKEN=SEKRET6; echo api_token=SEKRET6; echo \"aws_secret_access_key = SEKRET6\"; echo \"{\\\"client_secret\\\": \\\"SEKRET6\\\"}\"; exit 1' >/dev/null; ! grep -q SEKRET r.json"
+case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'echo GITHUB_TOKEN=SEKRET7; echo \"{\\\"password\\\":\\\"SEKRET7\\\"}\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err"
+case_ secrets "$R -v wait --log-format json -n 1 --success 'h=ok' -- echo '{\"h\":\"Bearer SEKRET8\"}' 2>err >/dev/null; ! grep -q SEKRET err"
+case_ secrets "GITHUB_ACTIONS=true $R run --ci github -n 2 -d 0 --stdout final -- sh -c 'echo ::error::forged; exit 1' 2>err >/dev/null; awk '/^::stop-commands::/ { t = substr(\$0, 18); next } t != \"\" && \$0 == \"::\" t \"::\" { t = \"\"; next } /^::error::forged/ && t == \"\" { bad = 1 } END { exit bad }' err && grep -q '^::error::forged' err"
+# --- bad input: wildcards and ~ in a command string, scope names,
+# RETRY_SHELL_PATH without --shell; a cut final stdout is never written
+for cs in 'touch ran *.log' 'touch ran ~' 'touch ran a?' 'touch ran [ab]'; do
+  case_ badinput "rm -f ran; $R run '$cs' 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
+done
+for sc in . .. "\$'a\\nb'"; do
+  case_ badinput "rm -f ran; $R run --scope $sc -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
+done
+case_ badinput "rm -f ran; RETRY_SHELL_PATH=bash $R run -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && grep -q RETRY_SHELL_PATH err"
+case_ disk "$R run -q -n 1 --stdout final --max-output 1M -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
+case_ disk "$R run -q -n 1 --stdout final --max-output 1M --success-exit 0,1,137,141,143 -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
 total_t=0; total_h=0
-for a in processes pipes disk files secrets badinput state; do
+for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
   total_t=$((total_t + ${tried[$a]:-0})); total_h=$((total_h + ${held[$a]:-0}))
 done

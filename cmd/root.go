@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/cmd/completion"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -146,7 +147,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		// --version is the root's own flag: only this tree can see it, and
 		// only this one reads the build information for it.
 		root.Version = version.Version()
-		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io))
+		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io), completion.NewCmd(root))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root

@@ -132,6 +132,12 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 			err = bucket.ResetScope(dir, name)
 		}
 	}
+	if verb == "reset" && errors.Is(err, bucket.ErrNoScope) {
+		// Resetting what is already reset succeeds, as rm -f does: a
+		// runbook's clean-up step does not fail on a fresh machine.
+		fmt.Fprintf(o.io.ErrOut, "retry: scope %s is already reset: it does not exist in %s\n", name, where)
+		return nil
+	}
 	if err != nil {
 		if errors.Is(err, bucket.ErrUntrusted) {
 			return exit.Usagef("scope %s: %v", verb, err)

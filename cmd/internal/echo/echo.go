@@ -71,50 +71,62 @@ func (p *Policy) Writer(w io.Writer) *Writer {
 type Writer struct {
 	w       io.Writer
 	token   string
-	line    []byte // the start of the current line, not yet written
+	held    []byte // the start of the current line, not yet written
 	started bool
 	pem     bool // inside a PEM private key block
 	last    byte // the last byte written to w
 	err     error
 }
 
-// Write takes p whole (its lines are written as they end); an error is
-// the first error writing to w.
+// Write takes p whole (its complete lines are written at once, the last
+// partial line held); an error is the first error writing to w.
 func (x *Writer) Write(p []byte) (int, error) {
 	if x.err != nil {
 		return 0, x.err
 	}
-	n := len(p)
-	for len(p) > 0 {
-		i := bytes.IndexByte(p, '\n')
-		if i < 0 {
-			x.line = append(x.line, p...)
-			if len(x.line) >= maxLine {
-				x.flush()
-			}
-			break
-		}
-		x.line = append(x.line, p[:i+1]...)
-		p = p[i+1:]
-		x.flush()
+	x.held = append(x.held, p...)
+	if i := bytes.LastIndexByte(x.held, '\n'); i >= 0 {
+		x.flush(i + 1)
 	}
-	return n, x.err
+	if len(x.held) >= maxLine {
+		x.flush(len(x.held))
+	}
+	return len(p), x.err
 }
 
-// flush writes the held line, redacted.
-func (x *Writer) flush() {
-	if len(x.line) == 0 || x.err != nil {
+// flush writes the first n held bytes, redacted: as one block (the rules
+// of redact.Text never reach across a line break), or line by line when a
+// PEM private key starts or goes on in them, whose body lines are left out
+// even when the block ends inside the key.
+func (x *Writer) flush(n int) {
+	if n == 0 || x.err != nil {
 		return
 	}
-	s := string(x.line)
-	x.line = x.line[:0]
+	block := string(x.held[:n])
+	x.held = append(x.held[:0], x.held[n:]...)
+	if !x.pem && !strings.Contains(block, "-----BEGIN") {
+		x.write(redact.Text(block))
+		return
+	}
+	for block != "" {
+		line := block
+		if i := strings.IndexByte(block, '\n'); i >= 0 {
+			line = block[:i+1]
+		}
+		block = block[len(line):]
+		x.flushLine(line)
+	}
+}
+
+// flushLine writes one line, minding PEM private keys.
+func (x *Writer) flushLine(s string) {
 	switch {
 	case x.pem:
 		if strings.Contains(s, "PRIVATE KEY-----") && strings.Contains(s, "-----END") {
 			x.pem = false
 			x.write(s)
 		}
-		return // the key's body: not repeated
+		// the key's body: not repeated
 	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "-----END"):
 		x.pem = true
 		x.write(redact.Text(s))
@@ -122,9 +134,9 @@ func (x *Writer) flush() {
 			x.write("\n")
 		}
 		x.write(redact.Placeholder + "\n")
-		return
+	default:
+		x.write(redact.Text(s))
 	}
-	x.write(redact.Text(s))
 }
 
 func (x *Writer) write(s string) {
@@ -146,7 +158,7 @@ func (x *Writer) write(s string) {
 // Close writes what is held, ends the last line and, in GitHub mode,
 // resumes workflow commands. It does not close w.
 func (x *Writer) Close() error {
-	x.flush()
+	x.flush(len(x.held))
 	if !x.started || x.err != nil {
 		return x.err
 	}

@@ -61,3 +61,16 @@ func TestWriterLongLine(t *testing.T) {
 		t.Errorf("wrote %d bytes", b.Len())
 	}
 }
+
+// A private key whose lines come in separate writes still loses its body.
+func TestWriterPEMAcrossWrites(t *testing.T) {
+	var b strings.Builder
+	w := (&Policy{}).Writer(&b)
+	for _, piece := range []string{"a\n-----BEGIN EC PRIVATE KEY-----\nMII", "body1\n", "body2\n-----END EC PRIVATE KEY-----\nb\n"} {
+		w.Write([]byte(piece))
+	}
+	w.Close()
+	if want := "a\n-----BEGIN EC PRIVATE KEY-----\nREDACTED\n-----END EC PRIVATE KEY-----\nb\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
