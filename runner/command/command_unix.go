@@ -497,8 +497,9 @@ func (p *process) groupID() int {
 }
 
 // sweepAfterKill is how long the sweep goes on after SIGKILL while it still
-// finds processes; sweepBound is how long it goes on after SIGKILL while
-// passes still find new ones (a chain or a fork loop racing it).
+// finds processes and makes no progress; sweepBound is how long it goes on
+// after SIGKILL at most, while passes still find new ones or fewer alive
+// (a chain or a fork loop racing it, a loaded machine).
 const (
 	sweepAfterKill = 5 * time.Second
 	sweepBound     = 20 * time.Second
@@ -514,10 +515,10 @@ const sweepScanEvery = 100 * time.Millisecond
 // children among them, polling until a pass finds none alive; with marked
 // attempts a last look for the run's mark must find none too. It starts
 // the supervisor first: retry may be killed while it sweeps. It gives up
-// once passes have found nothing new for sweepAfterKill after SIGKILL (a
-// process in uninterruptible sleep cannot be waited for), or sweepBound
-// after SIGKILL, and returns how many it still saw then: at least that
-// many are left.
+// once passes have made no progress (nothing new, no fewer alive) for
+// sweepAfterKill after SIGKILL (a process in uninterruptible sleep cannot
+// be waited for), or sweepBound after SIGKILL, and returns how many it
+// still saw then: at least that many are left.
 func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time, groupLive bool, kids []int) int {
 	if st.marked {
 		superviseGroup(p.groupID())
@@ -528,6 +529,7 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 	killing := false
 	var giveUp, bound, lastScan time.Time
 	var marked []int
+	lastCount := 0
 	pause := 500 * time.Microsecond
 	for polls := 1; ; polls++ {
 		now := time.Now()
@@ -612,7 +614,20 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 				}
 			}
 		}
-		if killing && time.Now().After(giveUp) && (!foundNew || time.Now().After(bound)) {
+		// New processes, or fewer alive than the last pass (the killed
+		// ones still exit on a loaded machine): progress, worth another
+		// sweepAfterKill, within sweepBound.
+		count := len(kids) + len(marked)
+		if killing && (foundNew || count < lastCount) {
+			if later := time.Now().Add(sweepAfterKill); later.After(giveUp) {
+				giveUp = later
+			}
+			if giveUp.After(bound) {
+				giveUp = bound
+			}
+		}
+		lastCount = count
+		if killing && time.Now().After(giveUp) {
 			left := map[int]bool{}
 			for _, list := range [][]int{kids, marked} {
 				for _, pid := range list {
