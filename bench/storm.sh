@@ -94,7 +94,10 @@ storm() {
 			"$R" run -q -n 20 --stdout final --report "$work/reports/$i.json" --url "$u/api?c=$i" "$@" ${CLIENT_ARGS:-} >/dev/null 2>&1 3>&- &
 		cs+=($!)
 	done
-	while [ "$(find "$work/ready" -type f | wc -l)" -lt "$n" ]; do sleep 0.05; done
+	for _ in $(seq 2400); do # at most 2 minutes for the clients to reach the gate
+		[ "$(find "$work/ready" -type f | wc -l)" -lt "$n" ] || break
+		sleep 0.05
+	done
 	sleep 0.2 # the last ones from their ready file to their read
 	s=$EPOCHREALTIME
 	exec 3>&- # the gate: every client reads end-of-file at once

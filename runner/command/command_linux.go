@@ -186,6 +186,9 @@ func children(out []int) []int {
 	if unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) == unix.ECHILD {
 		return out
 	}
+	if onlySupervisor() {
+		return out
+	}
 	tasks, err := readNames("/proc/self/task")
 	if err != nil {
 		return scanProc(out, func(pid int, ppid, _ int, _ byte) bool { return ppid == os.Getpid() && pid != supervisorPid() })
@@ -202,6 +205,36 @@ func children(out []int) []int {
 		}
 	}
 	return out
+}
+
+// onlySupervisor reports, in two reads, whether the supervisor may be
+// retry's only child: the thread that forked it has no other child, and
+// neither has the main thread, which adopts the orphans (the kernel hands
+// an orphan to the first live thread of its subreaper, the main thread, and
+// Go never ends it). The leader of an attempt, forked by another thread,
+// is reaped before anyone asks. It keeps the common case, nothing left, at
+// two reads instead of one per thread while a supervisor runs.
+func onlySupervisor() bool {
+	sup, tid := supervisorPid(), supervisorThread()
+	if sup == 0 {
+		return false
+	}
+	tids := []int{os.Getpid()}
+	if tid != 0 && tid != tids[0] {
+		tids = append(tids, tid)
+	}
+	for _, t := range tids {
+		b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(t) + "/children")
+		if err != nil {
+			return false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err != nil || pid != sup {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // groupHasLive reports whether process group pgid has a member that is not

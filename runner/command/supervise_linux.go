@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,6 +61,7 @@ type supervisorState struct {
 	tried   bool
 	w       *os.File // the pipe's write end
 	pid     atomic.Int64
+	tid     atomic.Int64 // the thread that forked it: its parent
 	groups  map[int]bool // the groups told to the supervisor
 }
 
@@ -86,6 +88,9 @@ func IsSupervisor(args []string) bool {
 // supervisorPid is the supervisor's pid, 0 when none runs: a child of retry
 // that is no leftover of an attempt.
 func supervisorPid() int { return int(supervision.pid.Load()) }
+
+// supervisorThread is the thread of retry that forked the supervisor.
+func supervisorThread() int { return int(supervision.tid.Load()) }
 
 // superviseGroup starts the supervisor, unless it runs or cannot start,
 // and tells it the attempt's process group pgid (0: none of its own).
@@ -180,13 +185,19 @@ func startSupervisor(first string) *os.File {
 		// terminal does not reach it.
 		Sys: &syscall.SysProcAttr{Setsid: true},
 	}
+	// The supervisor's parent is the forking thread: locked, so that its
+	// id is the one to look at (onlySupervisor).
+	runtime.LockOSThread()
+	tid := unix.Gettid()
 	pid, err := syscall.ForkExec("/proc/self/exe", []string{"retry", supervisorArg, runID()}, attr)
+	runtime.UnlockOSThread()
 	syscall.Close(null)
 	syscall.Close(p[0])
 	if err != nil {
 		syscall.Close(p[1])
 		return nil
 	}
+	supervision.tid.Store(int64(tid))
 	supervision.pid.Store(int64(pid))
 	return os.NewFile(uintptr(p[1]), "supervisor")
 }

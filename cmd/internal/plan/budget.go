@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/bucket/redis"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 )
@@ -80,7 +81,7 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		if err != nil {
 			return nil, exit.Usagef("--scope: %v", err)
 		}
-		s, err := bucket.OpenScope(dir, o.Retry.Scope, bucket.ScopeOptions{Reserve: reserve, Now: now})
+		s, err := file.OpenScope(dir, o.Retry.Scope, file.ScopeOptions{Reserve: reserve, Now: now})
 		if err != nil {
 			return nil, exit.Usagef("--scope %s: %v", o.Retry.Scope, err)
 		}
