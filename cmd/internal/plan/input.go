@@ -123,6 +123,10 @@ func (v sizeValue) Set(s string) error {
 // with a unit), then an optional unit B, K, M, G, T, KB…TB or KiB…TiB (any
 // case, all powers of 1024). It refuses negative, non-finite and overflowing
 // sizes.
+//
+// Written here rather than taken from github.com/docker/go-units: its
+// RAMInBytes reads the same binary units, but it is a module for forty
+// lines, and --max-output's refusal must say what the flag accepts.
 func ParseSize(s string) (int64, error) {
 	bad := errors.New("want a size like 1048576, 512K, 10M or 1GiB")
 	t := strings.TrimSpace(s)
