@@ -70,11 +70,20 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	// share: it always starts a line, even after a command's output
 	// without a final line break, and never goes into a --log-file.
 	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env}, l.lines, stderr)
+	if o.Output.LogFormat == "json" {
+		l.lines.WarnAsJSON() // every line retry writes follows the format
+	}
+	// The output of retried attempts goes with retry's lines: its frame in
+	// the log's format, all of it into the --log-file when there is one.
+	var out io.Writer = o.IO.ErrOut
+	if p.LogFile != nil {
+		out = p.LogFile
+	}
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
 		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
-		JSONFrame: o.Output.LogFormat == "json" && p.LogFile == nil,
-		Echo:      echo.New(system == sinks.CIGitHub),
-	}, l.lines, o.IO.ErrOut)
+		JSONFrame: o.Output.LogFormat == "json",
+		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
+	}, l.lines, out)
 	return l
 }
 

@@ -67,6 +67,24 @@ type (
 		Time       string  `json:"time"`
 		Version    int     `json:"version"`
 	}
+	// WarningLine is a warning of retry's (a --query that cannot be
+	// evaluated, --insecure, deprecated JMESPath syntax, a sink that
+	// failed): the text log's line as its message.
+	WarningLine struct {
+		Retry   string `json:"retry"` // "warning"
+		Message string `json:"message"`
+		Time    string `json:"time"`
+		Version int    `json:"version"`
+	}
+	// OutputLine frames the output of a retried attempt that follows it
+	// ("stdout", an HTTP "body"), or says how much of it was left out
+	// ("not_shown").
+	OutputLine struct {
+		Retry   string `json:"retry"` // "stdout", "body" or "not_shown"
+		Attempt int    `json:"attempt"`
+		Bytes   int64  `json:"bytes,omitempty"` // not_shown: how many
+		Version int    `json:"version"`
+	}
 	// EndLine is the end of the run.
 	EndLine struct {
 		Retry     string `json:"retry"` // "end"

@@ -2,6 +2,7 @@ package sinks
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -24,8 +25,8 @@ type RetriedConfig struct {
 	// framed as "body".
 	HTTP  bool
 	Quiet bool // -q: no frame line
-	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1}
-	// (--log-format json on stderr).
+	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1,…}
+	// (--log-format json), and so is a "not shown" notice.
 	JSONFrame bool
 	// Echo is how the output is repeated: redacted, and on GitHub wrapped
 	// so that no workflow command can be forged through it (nil: redacted).
@@ -90,7 +91,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	l.writeFrame(r.Number, l.maxAttempts)
 	ew := l.cfg.Echo.Writer(w) // bytes the attempt wrote, repeated
 	if l.cfg.HTTP {
-		return copyBounded(ew, w, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit)
+		return l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit)
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
 	// run's summary is, and how much came before. A kept stdout can be read
@@ -101,7 +102,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}); ok {
 		size := sized.Size()
 		if skipped := size - retriedStdoutLimit; skipped > 0 {
-			fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+			l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 		}
 		from := max(size-retriedStdoutLimit, 0)
 		if l.copyBuf == nil {
@@ -125,7 +126,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	kept := tail.bytes()
 	if skipped := tail.total - int64(len(kept)); skipped > 0 {
-		fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+		l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 	}
 	if _, err := ew.Write(kept); err != nil {
 		return err
@@ -186,7 +187,7 @@ func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
 		return nil
 	}
 	l.writeFrame(last.Number, maxAttempts)
-	return copyBounded(l.cfg.Echo.Writer(l.w), l.w, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit)
+	return l.copyBounded(l.cfg.Echo.Writer(l.w), last.Number, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit)
 }
 
 // writeFrame writes, before an attempt's output on stderr, the line that
@@ -202,7 +203,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 		what = "body"
 	}
 	if l.cfg.JSONFrame {
-		fmt.Fprintf(l.w, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
+		l.jsonLine(&OutputLine{Retry: what, Attempt: n, Version: SchemaVersion})
 		return
 	}
 	label := fmt.Sprintf("attempt %d", n)
@@ -212,10 +213,26 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
 }
 
+// notShown says that the first (or last) n bytes of attempt's output were
+// left out: text (format, with n) or a JSON "not_shown" line.
+func (l *Retried) notShown(attempt int, n int64, format string) {
+	if l.cfg.JSONFrame {
+		l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
+		return
+	}
+	fmt.Fprintf(l.w, format, n)
+}
+
+// jsonLine writes one JSON log line of the output's frames on w.
+func (l *Retried) jsonLine(line *OutputLine) {
+	b, _ := json.Marshal(line) // ints and a fixed word: always encodes
+	_, _ = l.w.Write(append(b, '\n'))
+}
+
 // copyBounded repeats at most limit bytes of r through ew and closes it
-// (which ends the line); when r holds more, a line of retry's on w says how
+// (which ends the line); when r holds more, a line of retry's says how
 // much was left out.
-func copyBounded(ew *echo.Writer, w io.Writer, r io.Reader, limit int64) error {
+func (l *Retried) copyBounded(ew *echo.Writer, attempt int, r io.Reader, limit int64) error {
 	n, err := io.Copy(ew, io.LimitReader(r, limit))
 	if err != nil {
 		return err
@@ -224,10 +241,9 @@ func copyBounded(ew *echo.Writer, w io.Writer, r io.Reader, limit int64) error {
 		return err
 	}
 	if n == limit {
-		rest, _ := io.Copy(io.Discard, r)
-		if rest > 0 {
-			_, err = fmt.Fprintf(w, "retry: (%d more bytes of the body not shown)\n", rest)
+		if rest, _ := io.Copy(io.Discard, r); rest > 0 {
+			l.notShown(attempt, rest, "retry: (%d more bytes of the body not shown)\n")
 		}
 	}
-	return err
+	return nil
 }
