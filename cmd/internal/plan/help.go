@@ -28,7 +28,7 @@ var flagGroups = []flagGroup{
 		"error-pattern", "input")},
 	{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
 	{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
-	{"Processes", []string{"shell", "shell-path", "foreground", "kill-after", "on-retry"}},
+	{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
 	{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
 	{"CI", []string{"ci"}},
 }
