@@ -44,6 +44,7 @@ func cmdCmpCI(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("%s: %v", args[0], err)
 	}
+	got = normaliseStopTokens(ts, got)
 	got = ciSection.ReplaceAllString(got, "section_${1}:TS:")
 	got = ciDuration.ReplaceAllStringFunc(got, func(s string) string {
 		if s == "0s" {
@@ -56,6 +57,25 @@ func cmdCmpCI(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Logf("%s (normalised):\n%s", args[0], got)
 		ts.Fatalf("%s and %s differ", args[0], args[1])
 	}
+}
+
+// stopCommands finds the start of a block of repeated bytes on GitHub.
+var stopCommands = regexp.MustCompile(`::stop-commands::(retry-[0-9a-f]{32})\n`)
+
+// normaliseStopTokens checks that every ::stop-commands::TOKEN block is
+// resumed by ::TOKEN:: (on a line of its own, later) and replaces the
+// token, random per run, with TOKEN.
+func normaliseStopTokens(ts *testscript.TestScript, s string) string {
+	for _, m := range stopCommands.FindAllStringSubmatchIndex(s, -1) {
+		tok := s[m[2]:m[3]]
+		if !strings.Contains(s[m[1]:], "\n::"+tok+"::\n") {
+			ts.Fatalf("::stop-commands::%s is never resumed", tok)
+		}
+	}
+	for _, tok := range stopCommands.FindAllStringSubmatch(s, -1) {
+		s = strings.ReplaceAll(s, tok[1], "TOKEN")
+	}
+	return s
 }
 
 // normaliseHeredocs checks the heredoc blocks of a $GITHUB_OUTPUT file and

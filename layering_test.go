@@ -28,13 +28,16 @@ const module = "github.com/retry-dev/retry"
 var floors = map[string][]string{
 	"acceptor": {"acceptor"},
 	"backoff":  {"backoff"},
-	"bucket":   {"bucket"},
-	"runner":   {"runner", "acceptor", "backoff", "bucket"},
-	"cmd":      {"cmd", "acceptor", "backoff", "bucket", "runner"},
-	".":        {"cmd"},
-	"tools":    {"cmd"},
-	"internal": nil,
-	"bench":    nil,
+	"bucket":   {"bucket", "privatefile"},
+	// privatefile: a private, locked file of the user's (scope and state
+	// files), under everything that keeps state.
+	"privatefile": nil,
+	"runner":      {"runner", "acceptor", "backoff", "bucket", "privatefile"},
+	"cmd":         {"cmd", "acceptor", "backoff", "bucket", "privatefile", "runner"},
+	".":           {"cmd"},
+	"tools":       {"cmd"},
+	"internal":    nil,
+	"bench":       nil,
 }
 
 // imports lists every package of the module (its directory; "." is main)
@@ -46,7 +49,7 @@ var imports = map[string][]string{
 	// The presentation layer. cmd wires cobra to the options and maps
 	// outcomes to exit statuses; what it calls lives in its subpackages.
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
-		"cmd/completion", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
+		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
 		"cmd/scope", "cmd/state", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
 	// Leaves of the presentation layer: exit statuses, the streams and
@@ -58,17 +61,22 @@ var imports = map[string][]string{
 	"cmd/internal/shellwords": nil,
 	// The plan: options, validation and the run built from them. It knows
 	// no sink.
-	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/redis",
-		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/version",
+	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/file", "bucket/redis",
+		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/writepolicy", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
-	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/human", "runner", "runner/command", "runner/redact", "runner/request"},
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
-	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket", "cmd/internal/iostreams", "cmd/internal/plan"},
-	"cmd/scope":      {"bucket", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
+
+	// The policies of cmd's sinks: how every file retry writes for the user
+	// is written, and how every byte it repeats is redacted and wrapped.
+	"cmd/internal/writepolicy": nil,
+	"cmd/internal/echo":        {"runner/redact"},
 
 	// The strategy loop knows only its Source interface.
 	"runner": {"acceptor", "backoff", "bucket"},
@@ -82,7 +90,7 @@ var imports = map[string][]string{
 	"runner/redact": nil,
 	// The durable sequence of --state: one step of the runner's loop, kept
 	// in a file. The runner itself does not know it.
-	"runner/durable": {"acceptor", "backoff", "runner"},
+	"runner/durable": {"acceptor", "backoff", "runner", "privatefile"},
 	// The sequence of --state redis://…/KEY, on the store of --scope-store.
 	"runner/durable/redisstore": {"bucket/redis", "runner/durable"},
 	// The --tcp attempt source.
@@ -100,9 +108,16 @@ var imports = map[string][]string{
 	// waitermodel when a k8s: waiter is named.
 	"acceptor/k8s": {"acceptor", "acceptor/jmes", "acceptor/waitermodel"},
 
-	"backoff":      nil,
+	"backoff": nil,
+	// The token bucket and the limiter; where scopes live is beside it:
+	// scope files (bucket/file) and Redis (bucket/redis).
 	"bucket":       nil,
+	"bucket/file":  {"bucket", "privatefile"},
 	"bucket/redis": {"bucket"},
+
+	// A private, locked file of the user's: the one open, check and lock
+	// of scope files (bucket) and --state files (runner/durable).
+	"privatefile": nil,
 
 	"internal/waitergen": nil,
 	"bench/gofloor":      nil,

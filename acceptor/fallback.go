@@ -35,16 +35,19 @@ var commandThrottlingCodes = map[string]bool{
 // 503, 504 and a refused connection are to a URL. They are Kubernetes
 // StatusReasons as kubectl prints them ("Error from server
 // (ServiceUnavailable)": k8s.io/apimachinery's reasons for 500, 503 and
-// 504, and ServerTimeout), and ConnectionRefused, the code
-// acceptor/errorcode gives kubectl's "The connection to the server … was
-// refused". retry wait polls on through them (retry run retries every
-// failed command anyway).
+// 504, and ServerTimeout), and the codes acceptor/errorcode gives
+// kubectl's connection errors: ConnectionRefused, ConnectionReset,
+// ConnectionTimeout (not UnableToConnect: a certificate or a name that
+// does not resolve stays wrong). retry wait polls on through them (retry
+// run retries every failed command anyway).
 var commandTransientCodes = map[string]Directive{
 	"ServiceUnavailable": RetryServer,
 	"InternalError":      RetryServer,
 	"ServerTimeout":      RetryServer,
 	"Timeout":            RetryServer,
 	"ConnectionRefused":  RetryClient,
+	"ConnectionReset":    RetryClient,
+	"ConnectionTimeout":  RetryClient,
 }
 
 // isThrottlingResponse reports whether an HTTP status with an error code is a
@@ -146,8 +149,9 @@ func httpFallback(a *Attempt) (Directive, string) {
 //     error such as a refused or reset connection);
 //   - commands: a known throttling error code (retry, throttling); a
 //     transient one (commandTransientCodes: kubectl's ServiceUnavailable,
-//     InternalError, ServerTimeout, Timeout, ConnectionRefused), retry
-//     server-side, or client-side for ConnectionRefused;
+//     InternalError, ServerTimeout, Timeout; ConnectionRefused,
+//     ConnectionReset, ConnectionTimeout), retry server-side, or
+//     client-side for the connection's;
 //   - an attempt stopped by --attempt-timeout (retry, timeout).
 func WaitFallback(a *Attempt) (Directive, string) {
 	switch {

@@ -307,12 +307,12 @@ func TestSleepSchedule(t *testing.T) {
 			want:     secs(0, 3, 12, 32, 52),
 		},
 		{
-			name:     "waiter 2s..120s in 20s: last attempt at the deadline",
+			name:     "waiter 2s..120s in 20s: the last attempt has minDelay before the deadline",
 			b:        Waiter(2*time.Second, 120*time.Second),
 			r:        high{},
 			attempts: 10,
 			budget:   20 * time.Second,
-			want:     secs(0, 2, 6, 14, 20),
+			want:     secs(0, 2, 6, 14, 18),
 		},
 		{
 			name:     "waiter at its bottom in 9s",
@@ -320,7 +320,7 @@ func TestSleepSchedule(t *testing.T) {
 			r:        low{},
 			attempts: 10,
 			budget:   9 * time.Second,
-			want:     secs(0, 2, 4, 6, 9),
+			want:     secs(0, 2, 4, 6, 7),
 		},
 	}
 	for _, tt := range tests {
@@ -343,6 +343,9 @@ func TestSleepSchedule(t *testing.T) {
 						break
 					}
 					prev = tt.b.Delay(s, tt.r)
+					if tt.budget > 0 && elapsed+prev >= tt.budget {
+						break // no attempt starts at or past the deadline
+					}
 					time.Sleep(prev)
 				}
 				if !equalDurations(got, tt.want) {

@@ -31,11 +31,12 @@ func ExampleWaiter() {
 		ds = append(ds, b.Delay(backoff.Step{Attempt: a}, nil))
 	}
 	fmt.Println(ds)
-	// 5s left: sleeping 4s would leave less than minDelay, so sleep all 5s.
+	// 5s left: sleeping 4s would leave less than minDelay, so sleep 3s and
+	// leave the last attempt minDelay (2s) to run.
 	fmt.Println(b.Delay(backoff.Step{Attempt: 2, Budgeted: true, Remaining: 5 * time.Second}, nil))
 	// Output:
 	// [2s 4s 8s 16s 32s 1m4s 2m0s 2m0s]
-	// 5s
+	// 3s
 }
 
 func ExampleParseSchedule() {

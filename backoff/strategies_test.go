@@ -206,14 +206,18 @@ func TestWaiter(t *testing.T) {
 		{"1ns..max attempt 64", Waiter(1, maxDelay), at(64), high{}, maxDelay},
 		{"1ns..max attempt 63", Waiter(1, maxDelay), at(63), high{}, 1 << 62},
 		{"1ns..max attempt MaxInt", Waiter(1, maxDelay), at(math.MaxInt), high{}, maxDelay},
-		// The last-attempt rule: remaining - delay <= minDelay → remaining.
+		// The last-attempt rule: remaining - delay <= minDelay → remaining -
+		// minDelay, so that the last attempt has minDelay to run; with no
+		// more than minDelay left, the rest of the budget (the run ends).
 		{"plenty of budget", b, rem(1, 20*time.Second), high{}, 2 * time.Second},
-		{"remaining - delay < min: sleep it all", b, rem(2, 5*time.Second), high{}, 5 * time.Second},
-		{"remaining - delay == min: sleep it all", b, rem(2, 6*time.Second), high{}, 6 * time.Second},
+		{"remaining - delay < min: leave min", b, rem(2, 5*time.Second), high{}, 3 * time.Second},
+		{"remaining - delay == min: leave min", b, rem(2, 6*time.Second), high{}, 4 * time.Second},
 		{"remaining - delay just over min", b, rem(2, 6*time.Second+1), high{}, 4 * time.Second},
-		{"remaining below the delay", b, rem(3, time.Second), high{}, time.Second},
-		{"the rule applies after a bottom draw", b, rem(3, 4*time.Second), low{}, 4 * time.Second},
-		{"a top draw triggers the rule", b, rem(3, 9*time.Second), high{}, 9 * time.Second},
+		{"remaining below min: all of it, the end", b, rem(3, time.Second), high{}, time.Second},
+		{"remaining exactly min: all of it, the end", b, rem(2, 2*time.Second), high{}, 2 * time.Second},
+		{"remaining just over min: a last attempt at once", b, rem(2, 2*time.Second+1), high{}, 1},
+		{"the rule applies after a bottom draw", b, rem(3, 4*time.Second), low{}, 2 * time.Second},
+		{"a top draw triggers the rule", b, rem(3, 9*time.Second), high{}, 7 * time.Second},
 		{"a bottom draw does not", b, rem(3, 9*time.Second), low{}, 2 * time.Second},
 		{"remaining 0", b, rem(5, 0), high{}, 0},
 		{"no budget", b, at(2), high{}, 4 * time.Second},

@@ -12,19 +12,23 @@ import (
 //	if attempt > attemptCeiling: delay = maxDelay
 //	else:                        delay = minDelay × 2^(attempt-1)
 //	delay = random_between(minDelay, min(maxDelay, delay))
-//	if remaining - delay <= minDelay: delay = remaining
+//	if remaining - delay <= minDelay: delay = remaining - minDelay
 //
 // random_between is uniform over whole nanoseconds with both ends included
 // (Smithy SDKs draw whole seconds or floats; the bounds are the same); with a
 // nil Rand it returns the upper end. The first delay is therefore exactly
 // minDelay.
 //
-// The last line is the last-attempt rule of the current Smithy spec: when
-// sleeping delay would leave no more than minDelay of the budget, sleep all
-// of it, so the final attempt runs right at the deadline (smithy-go's older
-// rule slept remaining - minDelay instead). remaining is Step.Remaining and
-// the rule applies only to a run with a budget (Step.Budgeted); a remaining
-// of 0 (or less) gives 0.
+// The last line is the waiters' last-attempt rule as the AWS SDKs apply it
+// (smithy-go's ComputeDelay): when sleeping delay would leave no more than
+// minDelay of the budget, sleep only until minDelay is left, so that the
+// last attempt has minDelay to run and ends by the deadline. (The Smithy
+// specification's text sleeps all of remaining instead, which starts the
+// last attempt at the deadline, to run past it.) With no more than minDelay
+// left, no attempt fits: the delay is then all of remaining, which ends the
+// run at the deadline. remaining is Step.Remaining and the rule applies
+// only to a run with a budget (Step.Budgeted); a remaining of 0 (or less)
+// gives 0.
 //
 // Negative durations count as 0. A maxDelay below minDelay counts as
 // minDelay, so every delay is minDelay. A minDelay of 0 makes every delay 0
@@ -45,7 +49,10 @@ func Waiter(minDelay, maxDelay time.Duration) Backoff {
 		}
 		d = between(r, minDelay, d)
 		if rem := max(s.Remaining, 0); s.Budgeted && rem-d <= minDelay {
-			d = rem
+			d = rem - minDelay
+			if d <= 0 {
+				d = rem // no attempt fits: this delay ends the run
+			}
 		}
 		return d
 	}), maxDelay}

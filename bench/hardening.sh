@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # bench/hardening.sh RETRY_BINARY — the adversarial pass of issue 9, re-run:
 # signals (INT, TERM, HUP, QUIT × plain, children, signal-ignoring,
-# setsid), deep setsid chains, kill -9 of retry, a second signal, SIGTTIN;
+# setsid), deep setsid chains, kill -9 of retry (ten shapes), a second
+# signal, SIGTTIN, SIGSTOP, SIGTSTP, Ctrl-C on a shell loop;
 # closed stdout/stderr pipes; unwritable TMPDIR and /dev/full; devices,
-# FIFOs, directories and large files as inputs; secrets in every sink; bad
-# input. Prints cases tried and held per area; the BROKEN cases go to
+# FIFOs, directories and large files as inputs; the files retry writes
+# (--report, --log-file) on links, devices and FIFOs; secrets in every sink;
+# bad input. Prints cases tried and held per area; the BROKEN cases go to
 # stderr. Each case runs under `timeout 40`; leftovers of a broken case are
-# killed by their unique marker. Needs setsid, mkfifo, truncate, pgrep.
+# killed by their unique marker. Needs setsid, mkfifo, truncate, pgrep, perl.
 R=$1
 W=$(mktemp -d "${TMPDIR:-/tmp}/retry-hardening.XXXX"); cd "$W"
 declare -A tried held
@@ -15,9 +17,9 @@ case_() { # area name: runs "$@" as the check (0 = held)
 	tried[$area]=$(( ${tried[$area]:-0} + 1 ))
 	if timeout 40 bash -c "$*" >/dev/null 2>&1; then held[$area]=$(( ${held[$area]:-0} + 1 )); else echo "BROKEN [$area] $*" >&2; fi
 }
-alive() { # marker: no process with MARK in its args survives (waits up to 8s)
+alive() { # marker: no process with MARK in its args survives (waits up to 12s: a supervisor has 10)
 	local left
-	for _ in $(seq 80); do
+	for _ in $(seq 120); do
 		pgrep -f "$1" > "$W/pg.$$"  # no pipeline: its forked halves would match
 		left=$(grep -vx -e "$$" -e "$PPID" "$W/pg.$$")
 		[ -z "$left" ] && return 0
@@ -28,48 +30,76 @@ alive() { # marker: no process with MARK in its args survives (waits up to 8s)
 export R W
 export -f alive
 n=0
+# Markers survive exec: each case's processes sleep for a length of their
+# own (sleep 77000NN), which stays in their argv whatever execs them; a
+# comment after the command would be dropped by `exec`.
+mark() { n=$((n+1)); m="sleep $((7700000 + n))"; }
 # --- processes: signals x command shapes
 for sig in INT TERM HUP QUIT; do
   for shape in plain kids ignore setsid; do
-    n=$((n+1)); m="advmark$n"
+    mark
     case $shape in
-      plain) cmd="exec sleep 999 # $m";;
-      kids) cmd="sleep 999 & sleep 999 & wait # $m";;
-      ignore) cmd="trap '' TERM INT HUP QUIT; sleep 999 & wait # $m";;
-      setsid) cmd="setsid sh -c 'trap \"\" TERM; sleep 999 # $m' & wait # $m";;
+      plain) cmd="exec $m";;
+      kids) cmd="$m & $m & wait";;
+      ignore) cmd="trap '' TERM INT HUP QUIT; $m & wait";;
+      setsid) cmd="setsid sh -c 'trap \"\" TERM; $m' & wait";;
     esac
     num=$(kill -l $sig)
-    case_ processes "$R run -n 3 -d 0 --kill-after 300ms --shell \"$cmd\" & p=\$!; sleep 0.5; kill -$sig \$p; wait \$p; [ \$? -eq $((128+num)) ] && alive $m"
+    case_ processes "$R run -n 3 -d 0 --kill-after 300ms --shell \"$cmd\" & p=\$!; sleep 0.5; kill -$sig \$p; wait \$p; [ \$? -eq $((128+num)) ] && alive '$m'"
   done
 done
-# deep setsid chains
+# deep setsid chains that ignore SIGTERM, still growing when the leader exits
 for depth in 5 20 60; do
-  n=$((n+1)); m="advchain$n"
-  printf 'trap "" TERM\nif [ "$1" -gt 0 ]; then setsid sh chain.sh $(($1 - 1)) %s & fi\nexec sleep 999 # %s\n' "$m" "$m" > chain.sh
-  case_ processes "$R run -n 1 --kill-after 100ms --shell 'setsid sh chain.sh $depth $m & sleep 1; exit 3'; alive $m"
+  mark
+  printf 'trap "" TERM\nif [ "$1" -gt 0 ]; then setsid sh chain%s.sh $(($1 - 1)) & fi\nexec %s\n' "$n" "$m" > chain$n.sh
+  case_ processes "$R run -n 1 --kill-after 100ms --shell 'setsid sh chain$n.sh $depth & sleep 1; exit 3' 2>err; ! grep -q 'left running' err && alive '$m'"
 done
-# kill -9 of retry
-for shape in plain kids; do
-  n=$((n+1)); m="advk9$n"
-  case_ processes "$R run -n 3 -- sh -c 'exec sleep 999 # $m' & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive $m"
+# kill -9 of retry, every shape (on Linux its supervisor ends them)
+for shape in plain kids fanout ignore setsid doublefork nohup setpgid closedout envgroup; do
+  mark
+  case $shape in
+    plain) body="exec $m";;
+    kids) body="sh -c '$m & $m & wait' & $m & wait";;
+    fanout) body="for i in 1 2 3 4 5 6 7 8 9 10; do $m & done; wait";;
+    ignore) body="trap '' TERM INT HUP QUIT; sh -c \"trap '' TERM INT HUP QUIT; $m\" & $m & wait";;
+    setsid) body="setsid sh -c \"trap '' TERM; $m\" & wait";;
+    doublefork) body="($m &); exec $m";;
+    nohup) body="nohup $m >/dev/null 2>&1 & wait";;
+    setpgid) body="perl -e 'setpgrp(0, 0); exec qw($m)' & wait";;
+    closedout) body="$m >&- 2>&- <&- & wait";;
+    envgroup) body="env -i $m & wait";;
+  esac
+  printf '%s\n' "$body" > k9_$n.sh
+  case_ processes "$R run -n 3 -- sh k9_$n.sh & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive '$m'"
 done
 # second signal during the grace
-n=$((n+1)); m="adv2nd$n"
-case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; while :; do sleep 0.1; done # $m\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive $m"
-# stopped by SIGTTIN
-n=$((n+1)); m="advttin$n"
-case_ processes "timeout 20 $R run -n 2 -d 0 --shell 'kill -TTIN \$\$; sleep 1 # $m'; [ \$? -ne 124 ] && alive $m"
+mark
+case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; $m & while :; do sleep 0.1; done\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive '$m'"
+# stopped: SIGTTIN fails the attempt; SIGSTOP and SIGTSTP are stuck attempts (retry, timeout)
+mark
+case_ processes "timeout 20 $R run -n 2 -d 0 --shell 'kill -TTIN \$\$; $m'; [ \$? -eq 149 ] && alive '$m'"
+for stop in STOP TSTP; do
+  mark
+  case_ processes "timeout 20 $R run -n 2 -d 0 --shell 'kill -$stop \$\$; $m' 2>err; [ \$? -eq 124 ] && [ \$(grep -c 'stopped by SIG$stop' err) -eq 2 ] && alive '$m'"
+done
+# Ctrl-C on a shell loop that calls retry stops the loop (retry dies of SIGINT)
+mark
+mkdir loop$n
+printf 'for i in 1 2 3; do "$1" run -n 1 --shell "touch started.$i; [ $i -gt 1 ] || exec %s"; touch after.$i; done\n' "$m" > loop$n/loop.sh
+case_ processes "cd loop$n; set -m; bash loop.sh $R & l=\$!; while [ ! -e started.1 ]; do sleep 0.01; done; kill -INT -\$l; wait \$l; [ \$? -eq 130 ] && [ ! -e after.1 ] && alive '$m'"
+# a connect or call that stalls has a bound of its own, documented in --help
+case_ processes "$R run --help | grep -q 'Without it a --tcp connect has 10s and a --url call 60s until its response headers'"
 # --- pipes: closed stdout/stderr, live/final, sizes
 for mode in live final; do
   for size in 100000 10000000; do
-    n=$((n+1)); m="advpipe$n"
+    mark
     if [ $mode = live ]; then
-      case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; sleep 999 # $m' | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+      case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; $m' | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive '$m'"
     else # final: written at the end, by the last attempt
-      case_ pipes "$R run -q --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; sleep 999 & [ \$RETRY_ATTEMPT -eq 2 ] # $m' 2>/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+      case_ pipes "$R run -q --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero; $m & [ \$RETRY_ATTEMPT -eq 2 ]' 2>/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive '$m'"
     fi
-    n=$((n+1)); m="advepipe$n"
-    case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero >&2; sleep 999 # $m' 2>&1 >/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive $m"
+    mark
+    case_ pipes "$R run --stdout $mode -n 2 -d 0 --kill-after 300ms --shell 'head -c $size /dev/zero >&2; $m' 2>&1 >/dev/null | head -c 10 >/dev/null; [ \${PIPESTATUS[0]} -eq 141 ] && alive '$m'"
   done
 done
 # --- disk: TMPDIR unwritable, /dev/full
@@ -119,8 +149,45 @@ case_ badinput "$R run -n 2 -d 0 --shell 'printf partial >&2; exit 1' 2>err; gre
 case_ state "echo precious > notes.txt; $R state reset notes.txt; [ \$? -eq 125 ] && grep -q precious notes.txt"
 case_ state "echo '{\"version\": 2' > c.json; $R state reset c.json; [ \$? -eq 125 ] && [ -e c.json ] && $R state reset --force c.json && [ ! -e c.json ]"
 case_ state "mkdir -p k9; for i in \$(seq 40); do $R run -q --state k9/s.json --schedule '1000 1ms' -- false & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; sleep 0.05; $R run -q --state k9/s.json --schedule '1000 1ms' -- false; [ \$(ls -A k9 | grep -c tmp) -eq 0 ]"
+# --- sinks: every file retry writes for the user follows one write policy
+# (curl -o and tee): symlinks followed, devices, FIFOs and /dev/fd/N
+# written through and never replaced; opening a FIFO never blocks signals;
+# a sink that fails is exit 74. As root a private device node stands in
+# for /dev/full, so that a broken binary cannot replace the system's.
+full=/dev/full
+if [ "$(id -u)" = 0 ] && mknod "$W/full" c 1 7 2>/dev/null; then full="$W/full"; fi
+export full
+case_ sinks "echo old > real.json; ln -sf real.json link.json; $R run -q -n 1 --report link.json -- true; [ -L link.json ] && grep -q outcome real.json"
+case_ sinks "ln -sf /proc/self/fd/1 mystdout; $R run -q -n 1 --report mystdout -- true | grep -q outcome; [ -L mystdout ]"
+case_ sinks "$R run -q -n 1 --report /dev/fd/3 -- true 3>&1 | grep -q outcome"
+case_ sinks "rm -f rf; mkfifo rf; cat rf > got & $R run -q -n 1 --report rf -- true; wait; grep -q outcome got && [ -p rf ]"
+case_ sinks "$R run -q -n 1 --report $full -- true; [ \$? -eq 74 ] && [ -c $full ]"
+case_ sinks "$R run -n 2 -d 0 --log-file $full -- true 2>err; [ \$? -eq 74 ] && grep -q log-file err && [ -c $full ]"
+case_ sinks "rm -f lf; mkfifo lf; timeout 20 $R run -n 1 --log-file lf -- true; [ \$? -eq 74 ] && [ -p lf ]"
+for sig in INT TERM HUP QUIT; do
+  n=$((n+1)); m=$((7713100 + n))
+  num=$(kill -l $sig)
+  case_ sinks "rm -f lf; mkfifo lf; $R run -n 1 --log-file lf -- sleep $m & p=\$!; sleep 0.5; kill -$sig \$p; wait \$p; [ \$? -eq $((128+num)) ] && alive 'sleep $m'"
+done
+# --- secrets repeated: output tails, replayed stdout, the -v trace, and
+# GitHub workflow commands that a command's output must not raise
+case_ secrets "$R run -q --report r.json -n 1 -- sh -c 'echo GITHUB_TOKEN=SEKRET6; echo api_token=SEKRET6; echo \"aws_secret_access_key = SEKRET6\"; echo \"{\\\"client_secret\\\": \\\"SEKRET6\\\"}\"; exit 1' >/dev/null; ! grep -q SEKRET r.json"
+case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'echo GITHUB_TOKEN=SEKRET7; echo \"{\\\"password\\\":\\\"SEKRET7\\\"}\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err"
+case_ secrets "$R -v wait --log-format json -n 1 --success 'h=ok' -- echo '{\"h\":\"Bearer SEKRET8\"}' 2>err >/dev/null; ! grep -q SEKRET err"
+case_ secrets "GITHUB_ACTIONS=true $R run --ci github -n 2 -d 0 --stdout final -- sh -c 'echo ::error::forged; exit 1' 2>err >/dev/null; awk '/^::stop-commands::/ { t = substr(\$0, 18); next } t != \"\" && \$0 == \"::\" t \"::\" { t = \"\"; next } /^::error::forged/ && t == \"\" { bad = 1 } END { exit bad }' err && grep -q '^::error::forged' err"
+# --- bad input: wildcards and ~ in a command string, scope names,
+# RETRY_SHELL_PATH without --shell; a cut final stdout is never written
+for cs in 'touch ran *.log' 'touch ran ~' 'touch ran a?' 'touch ran [ab]'; do
+  case_ badinput "rm -f ran; $R run '$cs' 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
+done
+for sc in . .. "\$'a\\nb'"; do
+  case_ badinput "rm -f ran; $R run --scope $sc -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
+done
+case_ badinput "rm -f ran; RETRY_SHELL_PATH=bash $R run -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && grep -q RETRY_SHELL_PATH err"
+case_ disk "$R run -q -n 1 --stdout final --max-output 1M -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
+case_ disk "$R run -q -n 1 --stdout final --max-output 1M --success-exit 0,1,137,141,143 -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
 total_t=0; total_h=0
-for a in processes pipes disk files secrets badinput state; do
+for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
   total_t=$((total_t + ${tried[$a]:-0})); total_h=$((total_h + ${held[$a]:-0}))
 done

@@ -28,13 +28,13 @@ const (
 // transmit rate is measured.
 const rateBucketWidth = 0.5
 
-// adaptiveState is the state of the adaptive rate limiter: CUBIC over the
+// AdaptiveState is the state of the adaptive rate limiter: CUBIC over the
 // measured transmit rate, feeding a send-token bucket that is in force only
 // once a throttling response was seen. Its methods take the time so that
 // the same state serves one process (Adaptive) or a scope file
 // (ScopeLimiter). Times in seconds are Unix seconds as float64, as the SDKs
 // keep them.
-type adaptiveState struct {
+type AdaptiveState struct {
 	// Enabled: a throttling response was seen; sends now take tokens.
 	Enabled bool `json:"enabled"`
 	// FillRate is the send-token refill rate, per second.
@@ -61,18 +61,18 @@ type adaptiveState struct {
 	CalculatedRate float64   `json:"calculated_rate"`
 }
 
-// newAdaptiveState returns the state of a limiter created at now: no
+// NewAdaptiveState returns the state of a limiter created at now: no
 // measured rate, no throttle seen, sends not limited.
-func newAdaptiveState(now time.Time) adaptiveState {
-	return adaptiveState{
+func NewAdaptiveState(now time.Time) AdaptiveState {
+	return AdaptiveState{
 		RateBucket:   math.Floor(unixSeconds(now)),
 		LastThrottle: now,
 	}
 }
 
-// valid reports whether the state is one the limiter can work from (a
+// Valid reports whether the state is one the limiter can work from (a
 // scope file may hold anything).
-func (s *adaptiveState) valid() bool {
+func (s *AdaptiveState) Valid() bool {
 	for _, f := range []float64{s.FillRate, s.Capacity, s.Tokens, s.MeasuredRate, s.RateBucket, s.LastMaxRate, s.TimeWindow} {
 		if math.IsNaN(f) || math.IsInf(f, 0) || f < 0 {
 			return false
@@ -84,9 +84,9 @@ func (s *adaptiveState) valid() bool {
 	return !math.IsNaN(s.CalculatedRate) && !math.IsInf(s.CalculatedRate, 0) && s.RequestCount >= 0
 }
 
-// acquire takes one send token if the bucket is in force. When none is
+// Acquire takes one send token if the bucket is in force. When none is
 // there it takes nothing and returns how long until one will be.
-func (s *adaptiveState) acquire(now time.Time) (ok bool, wait time.Duration) {
+func (s *AdaptiveState) Acquire(now time.Time) (ok bool, wait time.Duration) {
 	if !s.Enabled {
 		return true, 0
 	}
@@ -102,10 +102,10 @@ func (s *adaptiveState) acquire(now time.Time) (ok bool, wait time.Duration) {
 	return false, ceilSeconds((need - s.Tokens) / rate)
 }
 
-// update records a response: throttled or not, it updates the measured
+// Update records a response: throttled or not, it updates the measured
 // rate, CUBIC's rate and the bucket's fill rate and capacity. The first
 // throttled response puts the bucket in force.
-func (s *adaptiveState) update(now time.Time, throttled bool) {
+func (s *AdaptiveState) Update(now time.Time, throttled bool) {
 	s.measure(now)
 	measured := s.rateSoFar()
 	if throttled {
@@ -136,14 +136,14 @@ func (s *adaptiveState) update(now time.Time, throttled bool) {
 // the service admits). bench/storm.sh (50 clients, a service admitting 10
 // req/s): the first throttle at 11 responses now starts the fill rate at
 // 0.7·0.8·22 = 12.3/s instead of 0.5/s.
-func (s *adaptiveState) rateSoFar() float64 {
+func (s *AdaptiveState) rateSoFar() float64 {
 	open := float64(s.RequestCount)/rateBucketWidth*AdaptiveSmoothing + s.MeasuredRate*(1-AdaptiveSmoothing)
 	return max(s.MeasuredRate, open)
 }
 
 // measure counts a response in the half-second bucket of now; when now is
 // past the current bucket, the bucket's rate is folded into MeasuredRate.
-func (s *adaptiveState) measure(now time.Time) {
+func (s *AdaptiveState) measure(now time.Time) {
 	bucket := math.Floor(unixSeconds(now)/rateBucketWidth) * rateBucketWidth
 	s.RequestCount++
 	switch {
@@ -162,26 +162,26 @@ func (s *adaptiveState) measure(now time.Time) {
 
 // calculateTimeWindow sets K = cbrt(W_max·(1-β)/C), the seconds after a
 // throttle at which CUBIC is back at W_max.
-func (s *adaptiveState) calculateTimeWindow() {
+func (s *AdaptiveState) calculateTimeWindow() {
 	s.TimeWindow = math.Pow(s.LastMaxRate*(1-AdaptiveBeta)/AdaptiveScaleConstant, 1.0/3)
 }
 
 // cubicSuccess is CUBIC's rate at now: C·(t-K)³ + W_max, t the seconds since
 // the last throttle.
-func (s *adaptiveState) cubicSuccess(now time.Time) float64 {
+func (s *AdaptiveState) cubicSuccess(now time.Time) float64 {
 	dt := seconds(now.Sub(s.LastThrottle))
 	return AdaptiveScaleConstant*math.Pow(dt-s.TimeWindow, 3) + s.LastMaxRate
 }
 
 // cubicThrottle is CUBIC's rate after a throttle at rate: β·rate.
-func (s *adaptiveState) cubicThrottle(rate float64) float64 {
+func (s *AdaptiveState) cubicThrottle(rate float64) float64 {
 	return rate * AdaptiveBeta
 }
 
 // setRate refills the bucket at the old rate up to now, then sets the fill
 // rate (at least AdaptiveMinFillRate) and resizes the bucket to rate (at
 // least AdaptiveMinCapacity), dropping tokens beyond it.
-func (s *adaptiveState) setRate(now time.Time, rate float64) {
+func (s *AdaptiveState) setRate(now time.Time, rate float64) {
 	s.refill(now)
 	s.FillRate = max(rate, AdaptiveMinFillRate)
 	s.Capacity = max(rate, AdaptiveMinCapacity)
@@ -190,7 +190,7 @@ func (s *adaptiveState) setRate(now time.Time, rate float64) {
 
 // refill adds the tokens earned since LastRefill, up to capacity. The first
 // call only starts the clock; a clock gone back adds nothing.
-func (s *adaptiveState) refill(now time.Time) {
+func (s *AdaptiveState) refill(now time.Time) {
 	if s.LastRefill.IsZero() {
 		s.LastRefill = now
 		return
@@ -201,8 +201,8 @@ func (s *adaptiveState) refill(now time.Time) {
 	s.LastRefill = now
 }
 
-// stats returns what logs show of the state.
-func (s *adaptiveState) stats() AdaptiveStats {
+// Stats returns what logs show of the state.
+func (s *AdaptiveState) Stats() AdaptiveStats {
 	return AdaptiveStats{Enabled: s.Enabled, FillRate: s.FillRate, MeasuredRate: s.MeasuredRate, Tokens: s.Tokens}
 }
 
@@ -295,14 +295,14 @@ type Adaptive struct {
 	sleep func(context.Context, time.Duration) error
 
 	mu sync.Mutex
-	st adaptiveState
+	st AdaptiveState
 }
 
 // NewAdaptive returns a limiter that does not pace sends until its first
 // throttling update.
 func NewAdaptive(opts AdaptiveOptions) *Adaptive {
 	a := &Adaptive{now: opts.now(), sleep: opts.sleep()}
-	a.st = newAdaptiveState(a.now())
+	a.st = NewAdaptiveState(a.now())
 	return a
 }
 
@@ -310,10 +310,10 @@ func NewAdaptive(opts AdaptiveOptions) *Adaptive {
 // at once while no throttling response was seen. When ctx ends first (or is
 // already done) it returns context.Cause(ctx) and takes nothing.
 func (a *Adaptive) Wait(ctx context.Context) error {
-	return wait(ctx, a.sleep, func() (bool, time.Duration, error) {
+	return Await(ctx, a.sleep, func() (bool, time.Duration, error) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
-		ok, d := a.st.acquire(a.now())
+		ok, d := a.st.Acquire(a.now())
 		return ok, d, nil
 	})
 }
@@ -324,19 +324,19 @@ func (a *Adaptive) Wait(ctx context.Context) error {
 func (a *Adaptive) Update(throttled bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.st.update(a.now(), throttled)
+	a.st.Update(a.now(), throttled)
 }
 
 // Stats returns a snapshot of the limiter.
 func (a *Adaptive) Stats() AdaptiveStats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.st.stats()
+	return a.st.Stats()
 }
 
-// wait is the loop of Wait shared by Adaptive and ScopeLimiter: try to take
+// Await is the loop of Wait shared by Adaptive and ScopeLimiter: try to take
 // a token; if there is none, sleep as long as try says and try again.
-func wait(ctx context.Context, sleep func(context.Context, time.Duration) error, try func() (bool, time.Duration, error)) error {
+func Await(ctx context.Context, sleep func(context.Context, time.Duration) error, try func() (bool, time.Duration, error)) error {
 	for {
 		if ctx.Err() != nil {
 			return context.Cause(ctx)

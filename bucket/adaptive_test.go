@@ -52,7 +52,7 @@ func TestCubicVectors(t *testing.T) {
 	}
 	for name, steps := range tests {
 		t.Run(name, func(t *testing.T) {
-			s := newAdaptiveState(time.Unix(0, 0))
+			s := NewAdaptiveState(time.Unix(0, 0))
 			s.LastMaxRate = 10
 			s.LastThrottle = time.Unix(5, 0)
 			var rate float64
@@ -82,7 +82,7 @@ func TestCalculateTimeWindow(t *testing.T) {
 		{8, 1.8171205928321397},         // cbrt(6), botocore's test_error_response_decreases_rate_by_beta
 		{1.6 / 0.3, 1.5874010519681994}, // cbrt(1.6/0.3·0.3/0.4) = cbrt(4)
 	} {
-		s := adaptiveState{LastMaxRate: tc.wmax}
+		s := AdaptiveState{LastMaxRate: tc.wmax}
 		s.calculateTimeWindow()
 		if !floatEqual(s.TimeWindow, tc.k) {
 			t.Errorf("K(W_max=%v) = %v, want %v", tc.wmax, s.TimeWindow, tc.k)
@@ -141,34 +141,34 @@ func TestAdaptiveUpdateVectors(t *testing.T) {
 
 func TestAdaptiveStateValid(t *testing.T) {
 	t.Parallel()
-	good := newAdaptiveState(time.Unix(100, 0))
-	if !good.valid() {
+	good := NewAdaptiveState(time.Unix(100, 0))
+	if !good.Valid() {
 		t.Fatal("fresh state invalid")
 	}
 	throttled := good
-	throttled.update(time.Unix(101, 0), true)
-	if !throttled.valid() {
+	throttled.Update(time.Unix(101, 0), true)
+	if !throttled.Valid() {
 		t.Fatalf("state after a throttle invalid: %+v", throttled)
 	}
-	for name, mutate := range map[string]func(*adaptiveState){
-		"NaN fill rate":         func(s *adaptiveState) { s.FillRate = math.NaN() },
-		"negative tokens":       func(s *adaptiveState) { s.Tokens = -1 },
-		"infinite rate":         func(s *adaptiveState) { s.CalculatedRate = math.Inf(1) },
-		"negative count":        func(s *adaptiveState) { s.RequestCount = -1 },
-		"infinite max rate":     func(s *adaptiveState) { s.LastMaxRate = math.Inf(1) },
-		"negative capacity":     func(s *adaptiveState) { s.Capacity = -2 },
-		"NaN measured":          func(s *adaptiveState) { s.MeasuredRate = math.NaN() },
-		"negative window":       func(s *adaptiveState) { s.TimeWindow = -1 },
-		"negative bucket":       func(s *adaptiveState) { s.RateBucket = -1 },
-		"infinite bucket":       func(s *adaptiveState) { s.RateBucket = math.Inf(1) },
-		"NaN calculated":        func(s *adaptiveState) { s.CalculatedRate = math.NaN() },
-		"infinite fill rate":    func(s *adaptiveState) { s.FillRate = math.Inf(-1) },
-		"enabled, capacity < 1": func(s *adaptiveState) { s.Enabled, s.FillRate, s.Capacity = true, 1, 0.5 },
-		"enabled, fill < 0.5":   func(s *adaptiveState) { s.Enabled, s.FillRate, s.Capacity = true, 0.25, 1 },
+	for name, mutate := range map[string]func(*AdaptiveState){
+		"NaN fill rate":         func(s *AdaptiveState) { s.FillRate = math.NaN() },
+		"negative tokens":       func(s *AdaptiveState) { s.Tokens = -1 },
+		"infinite rate":         func(s *AdaptiveState) { s.CalculatedRate = math.Inf(1) },
+		"negative count":        func(s *AdaptiveState) { s.RequestCount = -1 },
+		"infinite max rate":     func(s *AdaptiveState) { s.LastMaxRate = math.Inf(1) },
+		"negative capacity":     func(s *AdaptiveState) { s.Capacity = -2 },
+		"NaN measured":          func(s *AdaptiveState) { s.MeasuredRate = math.NaN() },
+		"negative window":       func(s *AdaptiveState) { s.TimeWindow = -1 },
+		"negative bucket":       func(s *AdaptiveState) { s.RateBucket = -1 },
+		"infinite bucket":       func(s *AdaptiveState) { s.RateBucket = math.Inf(1) },
+		"NaN calculated":        func(s *AdaptiveState) { s.CalculatedRate = math.NaN() },
+		"infinite fill rate":    func(s *AdaptiveState) { s.FillRate = math.Inf(-1) },
+		"enabled, capacity < 1": func(s *AdaptiveState) { s.Enabled, s.FillRate, s.Capacity = true, 1, 0.5 },
+		"enabled, fill < 0.5":   func(s *AdaptiveState) { s.Enabled, s.FillRate, s.Capacity = true, 0.25, 1 },
 	} {
 		s := good
 		mutate(&s)
-		if s.valid() {
+		if s.Valid() {
 			t.Errorf("%s: valid", name)
 		}
 	}

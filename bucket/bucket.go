@@ -75,10 +75,7 @@ type Limiter interface {
 var (
 	_ Bucket  = NoOp{}
 	_ Bucket  = (*Standard)(nil)
-	_ Bucket  = (*Scope)(nil)
 	_ Limiter = (*Adaptive)(nil)
-	_ Limiter = (*ScopeLimiter)(nil)
 	_ Bucket  = (*Shared)(nil)
 	_ Limiter = (*Shared)(nil)
-	_ Store   = (*Scope)(nil)
 )

@@ -64,26 +64,6 @@ func TestStandardRefill(t *testing.T) {
 	})
 }
 
-func TestScopeRefill(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	synctest.Test(t, func(t *testing.T) {
-		s, err := OpenScope(dir, "s", ScopeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		refillSteps(t, s, func() int { return scopeAvailable(t, s) })
-		// A new process of the scope (another Scope value) sees the same.
-		other, err := OpenScope(dir, "s", ScopeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := scopeAvailable(t, other); got != 500 {
-			t.Errorf("another value sees %d, want 500", got)
-		}
-	})
-}
-
 func TestRefillClockBack(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

@@ -117,7 +117,7 @@ func (s *Shared) give(n int) {
 // then it returns context.Cause(ctx).
 func (s *Shared) Wait(ctx context.Context) error {
 	if !s.failed.Load() {
-		err := wait(ctx, s.sleep, func() (bool, time.Duration, error) { return s.store.Send(ctx) })
+		err := Await(ctx, s.sleep, func() (bool, time.Duration, error) { return s.store.Send(ctx) })
 		if err == nil || ctx.Err() != nil {
 			return err
 		}

@@ -10,7 +10,7 @@ import (
 // flakyStore is a Store whose calls fail once broken is set; while working
 // it keeps a quota on a frozen clock.
 type flakyStore struct {
-	q      quota
+	q      Quota
 	broken error
 	calls  int
 }
@@ -20,7 +20,7 @@ func (f *flakyStore) Take(_ context.Context, cost int) error {
 	if f.broken != nil {
 		return f.broken
 	}
-	return f.q.take(frozenClock(), cost, 0)
+	return f.q.Take(frozenClock(), cost, 0)
 }
 
 func (f *flakyStore) Give(_ context.Context, n int) error {
@@ -28,7 +28,7 @@ func (f *flakyStore) Give(_ context.Context, n int) error {
 	if f.broken != nil {
 		return f.broken
 	}
-	f.q.give(frozenClock(), n)
+	f.q.Give(frozenClock(), n)
 	return nil
 }
 
@@ -44,7 +44,7 @@ func (f *flakyStore) Record(context.Context, bool) error {
 
 func TestSharedFallsBackOnce(t *testing.T) {
 	t.Parallel()
-	store := &flakyStore{q: quota{Capacity: 20, Available: 20, RefilledAt: frozenClock()}}
+	store := &flakyStore{q: Quota{Capacity: 20, Available: 20, RefilledAt: frozenClock()}}
 	var warned []error
 	s := NewShared(store, SharedOptions{Now: frozenClock, OnError: func(err error) { warned = append(warned, err) }})
 
@@ -81,17 +81,5 @@ func TestSharedFallsBackOnce(t *testing.T) {
 	// The per-process limiter got the throttle.
 	if !s.limiter.Stats().Enabled {
 		t.Error("the per-process limiter did not record the throttle")
-	}
-}
-
-func TestSharedOverScope(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	a := NewShared(openScope(t, dir, "s", 0), SharedOptions{})
-	b := NewShared(openScope(t, dir, "s", 0), SharedOptions{})
-	scheduleN(t, acquire(t, a), false, 2).NotifyFailure()
-	scheduleN(t, acquire(t, b), true, 2).NotifyFailure()
-	if got := scopeAvailable(t, openScope(t, dir, "s", 0)); got != 500-28-10 {
-		t.Errorf("two Shared on one scope: available %d, want %d", got, 500-28-10)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The standard retry quota of the AWS SDKs (seed 000; SPEC "Retry budget").
+// The standard retry quota of the AWS SDKs (SPEC "Retry budget").
 const (
 	// DefaultCapacity is the number of tokens a standard bucket starts with
 	// and never exceeds.
@@ -45,10 +45,10 @@ func WaitReserve(capacity int) int { return max(capacity-WaitWindow, 0) }
 // ScheduleRetry). Nothing is taken from the bucket.
 var ErrTokenResolved = errors.New("retry token already resolved")
 
-// quota is the arithmetic of a standard bucket, shared by Standard (in
+// Quota is the arithmetic of a standard bucket, shared by Standard (in
 // memory) and Scope (in a file). The Redis store runs the same arithmetic
 // in a server-side script.
-type quota struct {
+type Quota struct {
 	Capacity  int `json:"capacity"`
 	Available int `json:"available"`
 	// RefilledAt is when the bucket last earned a token, or was last seen
@@ -57,10 +57,10 @@ type quota struct {
 	RefilledAt time.Time `json:"refilled_at,omitzero"`
 }
 
-// refill adds the whole tokens earned since RefilledAt (one per
+// Refill adds the whole tokens earned since RefilledAt (one per
 // RefillInterval), up to capacity. A full bucket, a first call and a clock
 // gone back only set RefilledAt to now.
-func (q *quota) refill(now time.Time) {
+func (q *Quota) Refill(now time.Time) {
 	if q.RefilledAt.IsZero() || now.Before(q.RefilledAt) || q.Available >= q.Capacity {
 		q.Available = min(q.Available, q.Capacity)
 		q.RefilledAt = now
@@ -79,7 +79,7 @@ func (q *quota) refill(now time.Time) {
 // until returns how long after now the bucket, refilled at now, holds cost
 // tokens; 0 when it does. A cost beyond capacity is never met: the result
 // is then the time to fill the bucket.
-func (q *quota) until(now time.Time, cost int) time.Duration {
+func (q *Quota) until(now time.Time, cost int) time.Duration {
 	missing := min(cost, q.Capacity) - q.Available
 	if missing <= 0 {
 		return 0
@@ -87,11 +87,11 @@ func (q *quota) until(now time.Time, cost int) time.Duration {
 	return time.Duration(missing)*RefillInterval - now.Sub(q.RefilledAt)
 }
 
-// take refills at now, then removes cost tokens when reserve tokens are
+// Take refills at now, then removes cost tokens when reserve tokens are
 // left after them, or returns an *EmptyError (with the wait until the
 // refill pays) and takes nothing.
-func (q *quota) take(now time.Time, cost, reserve int) error {
-	q.refill(now)
+func (q *Quota) Take(now time.Time, cost, reserve int) error {
+	q.Refill(now)
 	if cost+reserve > q.Available {
 		return &EmptyError{Cost: cost, Reserve: reserve, Available: q.Available, Capacity: q.Capacity, Refill: q.until(now, cost+reserve)}
 	}
@@ -99,9 +99,9 @@ func (q *quota) take(now time.Time, cost, reserve int) error {
 	return nil
 }
 
-// give refills at now, then returns n tokens, capped at capacity.
-func (q *quota) give(now time.Time, n int) {
-	q.refill(now)
+// Give refills at now, then returns n tokens, capped at capacity.
+func (q *Quota) Give(now time.Time, n int) {
+	q.Refill(now)
 	q.Available = min(q.Available+n, q.Capacity)
 }
 
@@ -124,6 +124,22 @@ type token struct {
 
 // newToken returns the token of a run's first attempt.
 func newToken(p pool) *token { return &token{pool: p, refund: NoRetryIncrement} }
+
+// NewToken returns the token of a run's first attempt for a bucket kept
+// elsewhere (bucket/file's scope files): take pays a retry's cost or
+// returns an *EmptyError, give refunds tokens.
+func NewToken(take func(ctx context.Context, cost int) error, give func(n int)) Token {
+	return newToken(poolFuncs{take, give})
+}
+
+// poolFuncs is a pool of two functions (NewToken).
+type poolFuncs struct {
+	takeFn func(ctx context.Context, cost int) error
+	giveFn func(n int)
+}
+
+func (p poolFuncs) take(ctx context.Context, cost int) error { return p.takeFn(ctx, cost) }
+func (p poolFuncs) give(n int)                               { p.giveFn(n) }
 
 // ScheduleRetry takes the cost of a retry (ThrottlingRetryCost when
 // throttling, else RetryCost) from the bucket, resolves t and returns the
@@ -217,13 +233,13 @@ type Standard struct {
 	now     func() time.Time
 	reserve int
 	mu      sync.Mutex
-	q       quota
+	q       Quota
 }
 
 // NewStandard returns a full bucket.
 func NewStandard(opts StandardOptions) *Standard {
 	s := &Standard{now: opts.now(), reserve: max(opts.Reserve, 0)}
-	s.q = quota{Capacity: opts.capacity(), Available: opts.capacity(), RefilledAt: s.now()}
+	s.q = Quota{Capacity: opts.capacity(), Available: opts.capacity(), RefilledAt: s.now()}
 	return s
 }
 
@@ -237,7 +253,7 @@ func (s *Standard) Acquire(context.Context) (Token, error) {
 func (s *Standard) Available() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.q.refill(s.now())
+	s.q.Refill(s.now())
 	return s.q.Available
 }
 
@@ -249,11 +265,11 @@ func (s *Standard) Capacity() int {
 func (s *Standard) take(_ context.Context, cost int) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.q.take(s.now(), cost, s.reserve)
+	return s.q.Take(s.now(), cost, s.reserve)
 }
 
 func (s *Standard) give(n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.q.give(s.now(), n)
+	s.q.Give(s.now(), n)
 }

@@ -30,13 +30,19 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		return nil, err
 	}
 	defer p.Close()
+	// The run's context lasts until the sinks are finished: a signal that
+	// comes while a sink waits for a FIFO's reader ends that wait too.
+	ctx, interrupt := context.WithCancelCause(ctx)
+	defer interrupt(nil)
 	if p.LogFile != nil {
-		defer p.LogFile.Close()
+		defer p.LogFile.Close() // finish closed it already, unless it panicked
+		context.AfterFunc(ctx, p.LogFile.Abort)
 	}
 	if o.Output.Report != "" {
 		p.Strategy.KeepTail = sinks.ReportTail // the report shows each attempt's tails
 	}
 	l := newLogs(o, p)
+	l.interrupt = interrupt
 	if o.Net.Insecure && p.HTTP { // a security warning: printed even with -q
 		l.lines.Warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
@@ -45,11 +51,28 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 	}
 
 	if p.State != nil {
-		return nil, runDurable(ctx, o, p, l, proc)
+		err := runDurable(ctx, o, p, l, proc)
+		if !l.finished { // nothing ran: the --log-file may still have failed
+			if code := l.finish(ctx, o, p, nil, statusOf(err)); code != statusOf(err) {
+				return nil, exit.For(code)
+			}
+		}
+		return nil, err
 	}
 	out, code := execute(ctx, o, p, l, proc)
-	writeReportOrWarn(o, p, out, code, l)
-	return out, exit.For(code)
+	return out, exit.For(l.finish(ctx, o, p, out, code))
+}
+
+// statusOf is the exit status err carries (exit.Error), 0 for nil.
+func statusOf(err error) int {
+	var ee *exit.Error
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	if err != nil {
+		return exit.Failure
+	}
+	return exit.OK
 }
 
 // execute starts proc's switches (signals cancel the run), runs the
@@ -59,7 +82,7 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) (*runner.Outcome, int) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	proc.start(cancel, p, l.lines.Warn)
+	proc.start(l.cancelRun(cancel), p, l.lines.Warn)
 
 	p.Warn = l.lines.Warn
 	fan := l.fanOut()
@@ -98,27 +121,60 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 	case code != exit.OK || finalErr == nil:
 	case p.Query != nil && !isWriteError(finalErr):
 		code = exit.Query // the wait succeeded, but the projection asked for cannot be computed
+	case errors.As(out.Last().Result.Attempt.Err, new(*output.LimitError)):
+		code = exit.Failure // an acceptor took the cut attempt for a success; its output is not whole
 	default:
 		// Like cat: output that could not be written (a full device, a
 		// closed pipe) or kept whole is an error, never exit 0.
 		code = exit.ForStream(finalErr)
 	}
-	l.ci.Finish(o.Name(), out, code)
+	l.ci.Finish(o.Name(), out, code, ctx.Done())
 	return out, code
 }
 
-// writeReportOrWarn writes the --report file, if asked for.
-func writeReportOrWarn(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int, l *logs) {
-	if o.Output.Report == "" {
-		return
+// finish ends the sinks of a run the user asked for: it closes the
+// --log-file (giving up on a FIFO whose reader never came) and writes the
+// --report (out nil: nothing ran, no report). A sink that could not be
+// written is one line on stderr naming it, with the run's own outcome, and
+// exit status 74, as for stdout; a signal that came meanwhile (while a sink
+// waited for a FIFO's reader) ends the run with 128+N. It returns the exit
+// status.
+func (l *logs) finish(ctx context.Context, o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) int {
+	l.finished = true
+	type failure struct {
+		sink string
+		err  error
 	}
-	cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
-	if p.State != nil {
-		cfg.State = p.State.Name
+	var failed []failure
+	if p.LogFile != nil {
+		if err := p.LogFile.Close(); err != nil {
+			failed = append(failed, failure{"--log-file " + o.Output.LogFile, err})
+		}
 	}
-	if err := sinks.WriteReport(cfg, out, code); err != nil {
-		l.lines.Warn("--report: %v", err)
+	if out != nil && o.Output.Report != "" {
+		cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
+		if p.State != nil {
+			cfg.State = p.State.Name
+		}
+		if err := sinks.WriteReport(cfg, out, code, ctx.Done()); err != nil {
+			failed = append(failed, failure{"--report " + o.Output.Report, err})
+		}
 	}
+	runCode := code
+	var intr *runner.Interrupt
+	if errors.As(context.Cause(ctx), &intr) {
+		code = 128 + int(intr.Signal) // a signal ends the run with 128+N, even a sink's wait
+	} else if len(failed) > 0 {
+		code = exit.IOError
+	}
+	for _, f := range failed {
+		run := fmt.Sprintf("exit status %d", runCode)
+		if out != nil {
+			run = fmt.Sprintf("the run: %s, %s", out.End, run)
+		}
+		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.sink, f.err, run, code)
+	}
+	return code
 }
 
 // exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
@@ -182,6 +238,12 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	last := out.Last()
 	if last == nil || (o.Wait && o.Output.Quiet) {
 		return nil
+	}
+	var cut *output.LimitError
+	if errors.As(last.Result.Attempt.Err, &cut) {
+		// A consumer cannot tell a cut stdout from a whole one: nothing of
+		// it is written, and the run never exits 0.
+		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.Query != nil {
 		apply := p.Query.ApplyAttempt

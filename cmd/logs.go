@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 )
@@ -20,6 +21,23 @@ type logs struct {
 	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
 	ci      *sinks.CI   // nil outside CI
 	retried *sinks.Retried
+
+	stderr io.Writer // retry's stderr, where a sink that failed is reported
+	// interrupt cancels the run's context beyond execute (the sinks wait
+	// on it); finished: finish ran.
+	interrupt context.CancelCauseFunc
+	finished  bool
+}
+
+// cancelRun is what a signal does: it cancels the attempts (cancel) and
+// the waits of the sinks (interrupt), with the same cause.
+func (l *logs) cancelRun(cancel context.CancelCauseFunc) context.CancelCauseFunc {
+	return func(cause error) {
+		if l.interrupt != nil {
+			l.interrupt(cause)
+		}
+		cancel(cause)
+	}
 }
 
 // newLogs builds the sinks of a run of o as p planned it.
@@ -33,7 +51,7 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	if p.LogFile != nil {
 		w, tty = p.LogFile, false
 	}
-	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub)}
+	l := &logs{lines: sinks.NewLines(w, system == sinks.CIGitHub), stderr: stderr}
 	state := ""
 	if p.State != nil {
 		state = p.State.Name // the password of a Redis URL replaced
@@ -52,10 +70,20 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	// share: it always starts a line, even after a command's output
 	// without a final line break, and never goes into a --log-file.
 	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env}, l.lines, stderr)
+	if o.Output.LogFormat == "json" {
+		l.lines.WarnAsJSON() // every line retry writes follows the format
+	}
+	// The output of retried attempts goes with retry's lines: its frame in
+	// the log's format, all of it into the --log-file when there is one.
+	var out io.Writer = o.IO.ErrOut
+	if p.LogFile != nil {
+		out = p.LogFile
+	}
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
 		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
-		JSONFrame: o.Output.LogFormat == "json" && p.LogFile == nil,
-	}, l.lines, o.IO.ErrOut)
+		JSONFrame: o.Output.LogFormat == "json",
+		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
+	}, l.lines, out)
 	return l
 }
 

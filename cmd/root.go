@@ -17,12 +17,14 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/retry-dev/retry/cmd/completion"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/scope"
 	"github.com/retry-dev/retry/cmd/state"
 	"github.com/retry-dev/retry/cmd/version"
+	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
@@ -54,11 +56,16 @@ func MainWithBudgetClock(now func() time.Time, sleep func(context.Context, time.
 
 func mainWith(ios *iostreams.IOStreams) int {
 	args := os.Args[1:]
+	if command.IsSupervisor(args) { // retry's own re-execution: see command.Supervise
+		return command.Supervise(args[1])
+	}
 	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
 	}
-	return run(context.Background(), args, ios, proc)
+	code := run(context.Background(), args, ios, proc)
+	proc.reraise(code)
+	return code
 }
 
 // run runs retry's command line args with ios and returns the exit status,
@@ -107,7 +114,6 @@ func newCmdRoot(io *iostreams.IOStreams, proc *process, args []string) *cobra.Co
 attempt (success, failure, or retry for a reason) with backoff, jitter and a
 retry token bucket; retry wait polls a command or URL whose output is JSON
 until JMESPath acceptors reach a success or failure state.`,
-		Version:       version.Version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -138,7 +144,10 @@ until JMESPath acceptors reach a success or failure state.`,
 		root.AddCommand(newCmdWait(io, proc))
 		root.CompletionOptions.DisableDefaultCmd = true
 	default:
-		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io))
+		// --version is the root's own flag: only this tree can see it, and
+		// only this one reads the build information for it.
+		root.Version = version.Version()
+		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io), completion.NewCmd(root))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root

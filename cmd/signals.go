@@ -2,8 +2,10 @@ package cmd
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -22,13 +24,23 @@ type process struct {
 	signals *signals
 	// adoptOrphans makes retry a child subreaper (command.EnableSubreaper).
 	adoptOrphans func() error
+	// received is the first signal that cancelled the run, 0 when none.
+	received atomic.Int32
 }
 
 // newProcess subscribes to the signals in the background (see signals) and
 // names the subreaper switch, which only a run of commands turns on
 // (process.start).
 func newProcess() *process {
-	return &process{signals: notifySignals(), adoptOrphans: command.EnableSubreaper}
+	return &process{signals: notifySignals(), adoptOrphans: adoptOrphans}
+}
+
+// adoptOrphans makes retry its attempts' subreaper and lets the run mark
+// its processes and start a supervisor, which ends them even when retry is
+// killed with SIGKILL (command.EnableSupervisor).
+func adoptOrphans() error {
+	command.EnableSupervisor()
+	return command.EnableSubreaper()
 }
 
 // start prepares the process for the attempts of p (warn reports a
@@ -47,8 +59,33 @@ func (pr *process) start(cancel context.CancelCauseFunc, p *plan.Plan, warn func
 		_ = pr.adoptOrphans()
 	}
 	if pr.signals != nil {
-		watchSignals(cancel, pr.signals.wait(), p.Source, warn)
+		watchSignals(func(cause error) {
+			var intr *runner.Interrupt
+			if errors.As(cause, &intr) {
+				pr.received.CompareAndSwap(0, int32(intr.Signal))
+			}
+			cancel(cause)
+		}, pr.signals.wait(), p.Source, warn)
 	}
+}
+
+// reraise ends retry by the signal that stopped its run, once everything
+// is cleaned up and code (128+N) is decided: the signal is reset to its
+// default and raised again, so that a calling shell sees a death by that
+// signal and stops its loop, as it does for any command a Ctrl-C ends
+// ("wait and cooperative exit"); the status it reports stays 128+N. It
+// returns only when that did not end retry (the signal was ignored when
+// retry started): Main then exits with code. A SIGQUIT raised so dumps no
+// core (command.Reraise).
+func (pr *process) reraise(code int) {
+	if pr == nil {
+		return
+	}
+	sig := syscall.Signal(pr.received.Load())
+	if sig == 0 || code != 128+int(sig) {
+		return
+	}
+	command.Reraise(sig)
 }
 
 // signals is retry's subscription to the signals it forwards to an attempt.

@@ -122,8 +122,7 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 			l.lines.Warn("--state %s: %s: %v", name, what, recErr)
 		}
 	}
-	writeReportOrWarn(o, p, out, code, l)
-	return exit.For(code)
+	return exit.For(l.finish(ctx, o, p, out, code))
 }
 
 // openState locks the sequence's store: the file (its directory made

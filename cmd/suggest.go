@@ -94,7 +94,9 @@ func similarFlags(fs *pflag.FlagSet, name string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b.
+// editDistance is the Levenshtein distance between a and b (bytes, which
+// flag names are). Two rows of the textbook table: a module for it would
+// cost more than these lines.
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)

@@ -138,7 +138,7 @@ type Outcome struct {
 	// EndBucket, the *Interrupt for EndInterrupted.
 	Err error
 	// Next is when the retry of EndScheduled is due: the time its delay
-	// was planned at plus the delay (a waiter's final poll: the deadline).
+	// was planned at plus the delay.
 	Next time.Time
 }
 
@@ -239,10 +239,6 @@ type Strategy struct {
 	MaxTime time.Duration
 	// AttemptTimeout bounds each attempt; 0 is none.
 	AttemptTimeout time.Duration
-	// FinalGrace is how long an attempt that starts at the deadline may run
-	// (the waiter's final poll, when its delay ends exactly at the deadline).
-	// 0: no attempt starts at the deadline.
-	FinalGrace time.Duration
 
 	Chain *acceptor.Chain
 	// Backoff computes delays; ThrottleBackoff those after throttling
@@ -549,7 +545,7 @@ func (s *Strategy) loop(ctx context.Context, src Source, out *Outcome, first int
 // during the hook: then no retry starts.
 func (s *Strategy) runHook(ctx context.Context, prev *Record, n int, deadline time.Time) error {
 	start := s.now()
-	if !deadline.IsZero() && !start.Before(deadline) && s.FinalGrace == 0 {
+	if !deadline.IsZero() && !start.Before(deadline) {
 		return ErrDeadline
 	}
 	hctx, cancel := s.attemptContext(ctx, start, deadline)
@@ -578,7 +574,7 @@ func (s *Strategy) refillFits(empty *bucket.EmptyError, delay time.Duration, dea
 		return true
 	}
 	at := s.now().Add(max(empty.Refill, delay))
-	return at.Before(deadline) || (at.Equal(deadline) && s.FinalGrace > 0)
+	return at.Before(deadline)
 }
 
 // attempt runs attempt n under the deadline and the attempt timeout and
@@ -610,17 +606,14 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 }
 
 // attemptContext bounds one attempt: by the deadline (with ErrDeadline as
-// cause) and by the attempt timeout (ErrAttemptTimeout). An attempt that
-// starts at or past the deadline (the waiter's final poll) gets FinalGrace.
+// cause), so that no attempt runs past the budget (the AWS SDK waiters bound
+// the whole wait the same way), and by the attempt timeout
+// (ErrAttemptTimeout).
 func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time) (context.Context, context.CancelFunc) {
 	var cancels []context.CancelFunc
 	if !deadline.IsZero() {
-		dl := deadline
-		if !start.Before(deadline) {
-			dl = start.Add(s.FinalGrace)
-		}
 		var c context.CancelFunc
-		ctx, c = context.WithDeadlineCause(ctx, dl, ErrDeadline)
+		ctx, c = context.WithDeadlineCause(ctx, deadline, ErrDeadline)
 		cancels = append(cancels, c)
 	}
 	if s.AttemptTimeout > 0 {
@@ -657,7 +650,7 @@ func (s *Strategy) plan(r *Record, previous time.Duration, deadline, now time.Ti
 	}
 	if !deadline.IsZero() {
 		at := now.Add(delay)
-		if at.After(deadline) || (!at.Before(deadline) && s.FinalGrace == 0) {
+		if !at.Before(deadline) { // no attempt starts at or past the deadline
 			return 0, hint, EndDeadline
 		}
 	}

@@ -255,22 +255,59 @@ func TestRetryUnsafeAttemptFails(t *testing.T) {
 	})
 }
 
-func TestFinalPollAtTheDeadline(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		// A waiter-like backoff whose last delay ends exactly at the deadline.
-		src := &script{codes: []int{1, 1, 0}, runFor: time.Second, t0: time.Now()}
-		s := newStrategy(backoff.Func(func(st backoff.Step, _ backoff.Rand) time.Duration { return st.Remaining }))
-		s.MaxAttempts = 0
-		s.MaxTime = 10 * time.Second
-		s.FinalGrace = 2 * time.Second
-		out := s.Run(t.Context(), src)
-		// Attempt 1 runs 0–1s and sleeps the remaining 9s; attempt 2 starts
-		// at the deadline with 2s of grace, runs 1s and exits 1; nothing
-		// remains, so the run ends at 11s.
-		if out.End != EndDeadline || fmt.Sprint(src.starts) != "[0s 10s]" || out.Elapsed != 11*time.Second {
-			t.Fatalf("end %v, starts %v, elapsed %v", out.End, src.starts, out.Elapsed)
-		}
-	})
+// TestWaiterWithinTheBudget: under the Smithy waiter backoff and its
+// last-attempt rule (remaining - delay <= minDelay: sleep remaining -
+// minDelay), every attempt starts before the deadline with minDelay to run,
+// and one still running at the deadline is stopped there: a wait never runs
+// past --max-time.
+func TestWaiterWithinTheBudget(t *testing.T) {
+	for _, tt := range []struct {
+		name           string
+		minDelay, max  time.Duration
+		budget, runFor time.Duration
+		starts         string
+		elapsed        time.Duration
+		stopped        bool // the last attempt was stopped at the deadline
+	}{
+		// 1s..1s in 3.5s, attempts of 0.8s: after attempt 2 (1.8–2.6s)
+		// 0.9s is left, less than minDelay: the wait gives up at 2.6s (it
+		// used to stretch the delay to start a third attempt at 3.5s, which
+		// ran to 4.3s).
+		{"attempts of 0.8s", time.Second, time.Second, 3500 * time.Millisecond, 800 * time.Millisecond, "[0s 1.8s]", 2600 * time.Millisecond, false},
+		// Attempts of 2s: after attempt 1, 1.5s is left; sleeping 1s would
+		// leave 0.5s, so sleep 0.5s; attempt 2 starts at 2.5s with minDelay
+		// to run and is stopped at the deadline, 3.5s.
+		{"an attempt stopped at the deadline", time.Second, time.Second, 3500 * time.Millisecond, 2 * time.Second, "[0s 2.5s]", 3500 * time.Millisecond, true},
+		// The Smithy specification's example (2s..120s, 300s, instant
+		// requests), at the top of each draw: the last attempt starts at
+		// 298s, minDelay before the deadline.
+		{"smithy 2s..120s in 300s", 2 * time.Second, 120 * time.Second, 300 * time.Second, 0, "[0s 2s 6s 14s 30s 1m2s 2m6s 4m6s 4m58s]", 298 * time.Second, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := &script{codes: []int{1}, runFor: tt.runFor, t0: time.Now()}
+				s := newStrategy(backoff.Waiter(tt.minDelay, tt.max))
+				s.MaxAttempts = 0
+				s.MaxTime = tt.budget
+				out := s.Run(t.Context(), src)
+				if out.End != EndDeadline || fmt.Sprint(src.starts) != tt.starts || out.Elapsed != tt.elapsed {
+					t.Fatalf("end %v, starts %v, elapsed %v; want deadline, %s, %v", out.End, src.starts, out.Elapsed, tt.starts, tt.elapsed)
+				}
+				if out.Elapsed > tt.budget {
+					t.Fatalf("elapsed %v past the budget %v", out.Elapsed, tt.budget)
+				}
+				last := out.Last()
+				if stopped := errors.Is(last.Result.Stopped, ErrDeadline); stopped != tt.stopped {
+					t.Fatalf("last attempt stopped by the deadline: %v, want %v", stopped, tt.stopped)
+				}
+				for _, r := range out.Attempts {
+					if left := tt.budget - r.Start.Sub(out.Start); left < tt.minDelay {
+						t.Fatalf("attempt %d started with %v left, less than minDelay", r.Number, left)
+					}
+				}
+			})
+		})
+	}
 }
 
 func TestReleaseSupersededAttempts(t *testing.T) {

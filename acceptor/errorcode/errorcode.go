@@ -37,12 +37,14 @@ var (
 	// a kind or resource the server does not serve (a CRD not installed):
 	//   error: the server doesn't have a resource type "widgets"[ in group …]
 	//   … no matches for kind "Widget" in version "example.com/v1"
-	// and a refused connection to the API server:
+	// and the connection errors of StandardErrorMessage:
 	//   The connection to the server HOST:PORT was refused - did you specify the right host or port?
+	//   Unable to connect to the server: CAUSE
 	kubectlLoginLine      = lazyRegexp(`^error: You must be logged in to the server \((.*)\)\s*$`)
 	kubectlNoResourceLine = lazyRegexp(`^error: (the server doesn't have a resource type .*?)\s*$`)
 	kubectlNoKindLine     = lazyRegexp(`(no matches for kind ".*" in version ".*?")`)
 	kubectlRefusedLine    = lazyRegexp(`^(The connection to the server \S+ was refused) - did you specify the right host or port\?\s*$`)
+	kubectlConnectLine    = lazyRegexp(`^Unable to connect to the server: (.*?)\s*$`)
 
 	// gcloud: ERROR: (gcloud.compute.instances.describe) REST OF LINE
 	gcloudErrorLine = lazyRegexp(`^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`)
@@ -104,7 +106,9 @@ var grpcCodes = [...]string{
 //     gives Unauthorized, "error: the server doesn't have a resource type
 //     …" NoResourceMatch, "no matches for kind … in version …" NoKindMatch,
 //     "The connection to the server HOST was refused - …"
-//     ConnectionRefused.
+//     ConnectionRefused, "Unable to connect to the server: CAUSE"
+//     ConnectionReset (EOF, a reset), ConnectionTimeout (an I/O, TLS
+//     handshake or client timeout) or else UnableToConnect.
 //   - gcloud: "ERROR: (gcloud.…) CODE: MSG" for canonical codes (NOT_FOUND,
 //     PERMISSION_DENIED, …); "HTTPError 404: MSG", "ResponseError: code=404"
 //     and "HttpError accessing …'status': '404'" give the status as the
@@ -260,14 +264,34 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 
 // The codes ParseCommandError gives kubectl's error lines that have no
 // "(REASON)": named after the Kubernetes StatusReason kubectl turned into
-// words (Unauthorized), or after the apimachinery error it printed
-// (meta.NoResourceMatchError, meta.NoKindMatchError).
+// words (Unauthorized), after the apimachinery error it printed
+// (meta.NoResourceMatchError, meta.NoKindMatchError), or after what
+// became of the connection: refused, reset (EOF: kubectl has already
+// retried it), timed out, or another cause (a name that does not resolve,
+// a certificate, a credential plugin: UnableToConnect).
 const (
 	codeUnauthorized      = "Unauthorized"
 	codeNoResourceMatch   = "NoResourceMatch"
 	codeNoKindMatch       = "NoKindMatch"
 	codeConnectionRefused = "ConnectionRefused"
+	codeConnectionReset   = "ConnectionReset"
+	codeConnectionTimeout = "ConnectionTimeout"
+	codeUnableToConnect   = "UnableToConnect"
 )
+
+// connectCode classifies the cause of kubectl's "Unable to connect to the
+// server: CAUSE".
+func connectCode(cause string) string {
+	switch {
+	case cause == "EOF" || strings.HasSuffix(cause, ": EOF") ||
+		strings.Contains(cause, "connection reset by peer") || strings.Contains(cause, "broken pipe"):
+		return codeConnectionReset
+	case strings.Contains(cause, "i/o timeout") || strings.Contains(cause, "TLS handshake timeout") ||
+		strings.Contains(cause, "Client.Timeout exceeded") || strings.Contains(cause, "context deadline exceeded"):
+		return codeConnectionTimeout
+	}
+	return codeUnableToConnect
+}
 
 // parseKubectlLine reads kubectl's error lines that carry a cause without
 // "Error from server (REASON)".
@@ -288,6 +312,10 @@ func parseKubectlLine(line []byte) (code, message string, ok bool) {
 	case bytes.HasPrefix(line, []byte("The connection to the server ")):
 		if m := kubectlRefusedLine().FindSubmatch(line); m != nil {
 			return codeFound(codeConnectionRefused, string(m[1]))
+		}
+	case bytes.HasPrefix(line, []byte("Unable to connect to the server: ")):
+		if m := kubectlConnectLine().FindSubmatch(line); m != nil {
+			return codeFound(connectCode(string(m[1])), string(m[1]))
 		}
 	}
 	return "", "", false

@@ -122,6 +122,22 @@ func TestParseCommandError(t *testing.T) {
 			"E1125 13:08:32.196318   12102 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: Get \\\"http://127.0.0.1:1/api?timeout=32s\\\": dial tcp 127.0.0.1:1: connect: connection refused\"\n" +
 				"The connection to the server 127.0.0.1:1 was refused - did you specify the right host or port?\n",
 			"ConnectionRefused", "The connection to the server 127.0.0.1:1 was refused"},
+		{"kubectl connection closed",
+			"E1125 13:45:32.498288   14342 memcache.go:265] \"Unhandled Error\" err=\"couldn't get current server API group list: Get \\\"http://127.0.0.1:43193/api?timeout=32s\\\": EOF\"\n" +
+				"Unable to connect to the server: EOF\n",
+			"ConnectionReset", "EOF"},
+		{"kubectl connection reset",
+			"Unable to connect to the server: read tcp 10.0.0.5:51234->10.0.0.1:6443: read: connection reset by peer\n",
+			"ConnectionReset", "read tcp 10.0.0.5:51234->10.0.0.1:6443: read: connection reset by peer"},
+		{"kubectl dial timeout",
+			"Unable to connect to the server: dial tcp 10.0.0.1:6443: i/o timeout\n",
+			"ConnectionTimeout", "dial tcp 10.0.0.1:6443: i/o timeout"},
+		{"kubectl TLS handshake timeout",
+			"Unable to connect to the server: net/http: TLS handshake timeout\n",
+			"ConnectionTimeout", "net/http: TLS handshake timeout"},
+		{"kubectl certificate",
+			"Unable to connect to the server: tls: failed to verify certificate: x509: certificate signed by unknown authority\n",
+			"UnableToConnect", "tls: failed to verify certificate: x509: certificate signed by unknown authority"},
 
 		// gcloud.
 		{"gcloud NOT_FOUND",

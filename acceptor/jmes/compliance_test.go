@@ -96,21 +96,54 @@ func TestJMESPathCompliance(t *testing.T) {
 					expected, _ = acceptor.DecodeJSON(bytes.NewReader(c.Result))
 				}
 				m, merr := NewPathMatcher(c.Expression, Path, expected)
-				acceptorRuns++
 				if merr != nil {
 					if c.Error == "" {
 						t.Errorf("%s: acceptor: %v", where(), merr)
 					}
 					continue
 				}
-				chain := &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m, Name: "path"}}}
-				chain.Decode = DecoderFor(chain)
-				d := chain.Evaluate(stdoutOf(s.Given))
-				if matched := d.Source == acceptor.FromAcceptor; matched != (c.Error == "") {
+				matches := func(m acceptor.Matcher) (bool, acceptor.Decision) {
+					chain := &acceptor.Chain{Acceptors: []acceptor.Acceptor{{State: acceptor.StateSuccess, Matcher: m, Name: "path"}}}
+					chain.Decode = DecoderFor(chain)
+					d := chain.Evaluate(stdoutOf(s.Given))
+					acceptorRuns++
+					return d.Source == acceptor.FromAcceptor, d
+				}
+				if matched, d := matches(m); matched != (c.Error == "") {
 					t.Errorf("%s: acceptor matched %t (saw %s; %v)", where(), matched, d.Trace[0].Value, d.Warnings)
+				}
+				// -any and -all with the first element of an array result:
+				// -any matches, -all when every element equals it; neither
+				// on any other result.
+				arr, _ := expected.([]any)
+				var first any = "no element"
+				if len(arr) > 0 {
+					first = arr[0]
+				}
+				all := len(arr) > 0
+				for _, e := range arr {
+					all = all && jsonEqual(e, first)
+				}
+				for mode, want := range map[PathMode]bool{PathAny: len(arr) > 0, PathAll: all} {
+					m, err := NewPathMatcher(c.Expression, mode, first)
+					if err != nil {
+						t.Errorf("%s: %s: %v", where(), mode, err)
+						continue
+					}
+					if matched, d := matches(m); matched != want {
+						t.Errorf("%s: %s %s matched %t (saw %s; %v)", where(), mode, shownJSON(first, 100), matched, d.Trace[0].Value, d.Warnings)
+					}
+				}
+				// --output text: an error exactly when the JSON form is one.
+				if q != nil {
+					_, terr := q.ApplyAttemptText(stdoutOf(s.Given))
+					queryRuns++
+					if (terr != nil) != (c.Error != "") {
+						t.Errorf("%s: --output text: %v", where(), terr)
+					}
 				}
 			}
 		}
 	}
-	t.Logf("JMESPath compliance: %d cases (%d benchmarks), %d --query runs, %d acceptor runs", cases, benches, queryRuns, acceptorRuns)
+	t.Logf("JMESPath compliance: %d cases (%d benchmarks), %d --query runs (json and text), %d acceptor runs (path, -any, -all)", cases, benches, queryRuns, acceptorRuns)
 }

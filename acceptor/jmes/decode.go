@@ -656,6 +656,7 @@ var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.A
 // well under half of jp's time and memory; see the README.
 type prunedDecoder struct {
 	dec     *jsontext.Decoder
+	exact   bool           // integers of magnitude 2^53 or more as exactInt (exact.go)
 	strs    map[string]any // short strings and keys seen, boxed once
 	buf     []byte         // scratch for unquoting
 	results map[string]*streamResult
@@ -725,6 +726,9 @@ func (d *prunedDecoder) value(p *pruning) (any, error) {
 		raw, err := d.dec.ReadValue()
 		if err != nil {
 			return nil, err
+		}
+		if d.exact {
+			return exactNumber(raw)
 		}
 		return parseJSONNumber(raw)
 	}

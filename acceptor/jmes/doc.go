@@ -6,7 +6,11 @@
 //
 // Expressions are compiled by github.com/jmespath/go-jmespath; jmesast.go
 // is the one file that knows the library's insides (its parsed
-// expressions, its functions' arities).
+// expressions, its functions' arities). Where the library disagrees with
+// the JMESPath specification (its compliance suite is in testdata),
+// source.go rewrites the expression so that the library reads it as the
+// specification does, and exact.go keeps integers beyond 2^53 exact where
+// the library does not need them as float64.
 //
 // It imports the directive core, acceptor (a PathMatch is an
 // acceptor.Matcher; DecoderFor reads an acceptor.Chain), and no other

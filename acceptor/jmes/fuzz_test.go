@@ -1,8 +1,13 @@
 package jmes
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -39,11 +44,12 @@ func FuzzSplitPathArg(f *testing.F) {
 	})
 }
 
-// FuzzParseExpected: a VALUE that is JSON is that JSON value; anything else
-// is the trimmed string; a backquoted VALUE is read the same way between its
-// backquotes. Never a panic.
+// FuzzParseExpected: a VALUE that is JSON is that JSON value (as
+// encoding/json decodes it, integers of magnitude 2^53 or more exact);
+// anything else is the trimmed string; a backquoted VALUE is read the same
+// way between its backquotes. Never a panic.
 func FuzzParseExpected(f *testing.F) {
-	for _, s := range []string{"true", "3", "1.5", `"x"`, "null", "[1]", `{"a":1}`, " running ", "`1`", "1e999", ""} {
+	for _, s := range []string{"true", "3", "1.5", `"x"`, "null", "[1]", `{"a":1}`, " running ", "`1`", "1e999", "", "12345678901234567890", "[-9007199254740993, 1e30]"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -52,8 +58,8 @@ func FuzzParseExpected(f *testing.F) {
 		if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
 			text = t[1 : len(t)-1] // a JMESPath literal: what is between the backquotes
 		}
-		var want any
-		if err := json.Unmarshal([]byte(text), &want); err != nil {
+		want, err := unmarshalExact([]byte(text))
+		if err != nil {
 			want = strings.TrimSpace(text)
 		}
 		if !reflect.DeepEqual(got, want) {
@@ -84,4 +90,50 @@ func FuzzNewQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// unmarshalExact is encoding/json's Unmarshal into an any, except that an
+// integer of magnitude 2^53 or more is an exactInt of its text: the oracle
+// of parseExpected.
+func unmarshalExact(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	var conv func(v any) (any, error)
+	conv = func(v any) (any, error) {
+		switch v := v.(type) {
+		case json.Number:
+			f, err := strconv.ParseFloat(string(v), 64)
+			if err != nil {
+				return nil, err
+			}
+			if math.Abs(f) >= 1<<53 && !strings.ContainsAny(string(v), ".eE") {
+				return exactInt(v), nil
+			}
+			return f, nil
+		case []any:
+			for i := range v {
+				var err error
+				if v[i], err = conv(v[i]); err != nil {
+					return nil, err
+				}
+			}
+		case map[string]any:
+			for k := range v {
+				e, err := conv(v[k])
+				if err != nil {
+					return nil, err
+				}
+				v[k] = e
+			}
+		}
+		return v, nil
+	}
+	return conv(v)
 }

@@ -102,7 +102,12 @@ func PathMatcher(arg string, mode PathMode) (acceptor.Matcher, error) {
 	if hasValue {
 		expected = parseExpected(value)
 	} else if mode != Path {
-		return nil, fmt.Errorf("%q: want EXPR=VALUE: %s compares each element of the array EXPR yields with VALUE", arg, mode)
+		// In the flags' words (the caller names the flag and quotes arg).
+		what := "every"
+		if mode == PathAny {
+			what = "some"
+		}
+		return nil, fmt.Errorf("want EXPR=VALUE: %s element of the array EXPR yields must equal VALUE (%s=true)", what, arg)
 	}
 	m, err := NewPathMatcher(expr, mode, expected)
 	if err != nil {
@@ -146,8 +151,8 @@ func (m *PathMatch) Expected() any { return m.expected }
 
 // Match evaluates the expression on the attempt's stdout parsed as JSON and
 // compares the result with the expected value. Value is the result as
-// compact JSON, cut to about 200 bytes; Detail, on a match, the botocore
-// explanation.
+// compact JSON, cut to about 200 bytes; Detail, on a match, why it
+// matched (explanation).
 func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	if env == nil || env.Attempt == nil || env.Attempt.Failed {
 		return acceptor.MatchResult{}
@@ -160,6 +165,17 @@ func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	v, err := m.expr.search(doc)
 	if err != nil {
 		return acceptor.MatchResult{Warning: fmt.Sprintf("evaluating %q: %v", m.expr.src, err)}
+	}
+	if m.scope == ScopeInputOutput || (m.scope == ScopeDocument && env.Input() != nil) {
+		in := env.Input()
+		if in == nil {
+			in = map[string]any{}
+		}
+		if ev, ok := m.expr.exactAgain(v, env.Attempt, in); ok {
+			v = ev
+		}
+	} else if ev, ok := m.expr.exactAgain(v, env.Attempt, nil); ok {
+		v = ev
 	}
 	r := acceptor.MatchResult{Value: shownJSON(v, maxShownValue)}
 	switch m.mode {
@@ -189,16 +205,19 @@ func (m *PathMatch) Match(env *acceptor.Env) acceptor.MatchResult {
 	return r
 }
 
-// explanation is botocore's AcceptorConfig.explanation for the matcher.
+// explanation says in retry's words why the matcher matched: `Stack.Status
+// is "FAILED"`, `some element of Items[].State is "terminated"`, `every
+// element of …`. (botocore says "For expression … we matched expected
+// path"; the expected value here is JSON, so true is not "true".)
 func (m *PathMatch) explanation() string {
-	want := expectedText(m.expected)
+	want := shownJSON(m.expected, maxShownValue)
 	switch m.mode {
 	case PathAll:
-		return fmt.Sprintf("For expression %q all members matched expected path: %q", m.expr.src, want)
+		return fmt.Sprintf("every element of %s is %s", m.expr.src, want)
 	case PathAny:
-		return fmt.Sprintf("For expression %q we matched expected path: %q at least once", m.expr.src, want)
+		return fmt.Sprintf("some element of %s is %s", m.expr.src, want)
 	}
-	return fmt.Sprintf("For expression %q we matched expected path: %q", m.expr.src, want)
+	return fmt.Sprintf("%s is %s", m.expr.src, want)
 }
 
 // scopeDoc returns the document the matcher's scope addresses, given the
@@ -284,28 +303,29 @@ func splitPathArg(arg string) (expr, value string, hasValue bool) {
 
 // parseExpected reads the VALUE of a path flag: a JSON literal when it
 // parses as one (true, 3, 1.5, "x", null, [1], {"a":1}; numbers become
-// float64), else the string itself with blanks around it trimmed
-// ("running"). Write "\"true\"" to compare with the string true, and
-// "\" x\"" for a string with blanks around it. A backquoted VALUE (`1`,
-// `"x"`, as JMESPath writes literals) is the JSON literal between the
-// backquotes; when that is not JSON it is the string between them.
+// float64, but integers of magnitude 2^53 or more stay exact, exact.go),
+// else the string itself with blanks around it trimmed ("running"). Write
+// "\"true\"" to compare with the string true, and "\" x\"" for a string with
+// blanks around it. A backquoted VALUE (`1`, `"x"`, as JMESPath writes
+// literals) is the JSON literal between the backquotes; when that is not
+// JSON it is the string between them.
 func parseExpected(s string) any {
-	var v any
 	if t := strings.TrimSpace(s); len(t) >= 2 && t[0] == '`' && t[len(t)-1] == '`' {
 		inner := t[1 : len(t)-1]
-		if err := json.Unmarshal([]byte(inner), &v); err == nil {
+		if v, err := decodeExact([]byte(inner)); err == nil {
 			return v
 		}
 		return strings.TrimSpace(inner)
 	}
-	if err := json.Unmarshal([]byte(s), &v); err == nil {
+	if v, err := decodeExact([]byte(s)); err == nil {
 		return v
 	}
 	return strings.TrimSpace(s)
 }
 
 // jsonEqual compares two JSON values by JSON type: strings with strings,
-// booleans with booleans, numbers as float64, arrays and objects deeply.
+// booleans with booleans, numbers as numbers (float64, or exactly when one
+// is an exactInt), arrays and objects deeply.
 // There is no coercion: "1" is not 1, true is not 1.
 func jsonEqual(a, b any) bool {
 	switch a := a.(type) {
@@ -315,8 +335,13 @@ func jsonEqual(a, b any) bool {
 		bb, ok := b.(bool)
 		return ok && a == bb
 	case float64:
+		if be, ok := b.(exactInt); ok {
+			return exactEqual(be, a)
+		}
 		bf, ok := b.(float64)
 		return ok && a == bf
+	case exactInt:
+		return exactEqual(a, b)
 	case string:
 		bs, ok := b.(string)
 		return ok && a == bs
@@ -351,6 +376,11 @@ func jsonEqual(a, b any) bool {
 type jmesExpr struct {
 	src string
 	jp  *jmespath.JMESPath
+	// exact: the expression passes numbers through (exact.go), so its
+	// result can be computed again with exact integers; exactDec holds
+	// the decoders that do, built at first use.
+	exact    bool
+	exactDec exactDecoders
 	// warnings says where src was read differently from what the library
 	// reads (see fixSource).
 	warnings []string
@@ -394,7 +424,7 @@ func compileJMESPath(src string) (e *jmesExpr, err error) {
 	if err != nil {
 		return nil, jmesSyntaxError(src, err)
 	}
-	return &jmesExpr{src: src, jp: jp, warnings: fixed.warnings}, nil
+	return &jmesExpr{src: src, jp: jp, warnings: fixed.warnings, exact: passesNumbersThrough(fixed.lexical)}, nil
 }
 
 // jmesSyntaxError words a parse error of src, with its offset.
@@ -524,6 +554,8 @@ func (w *jsonWriter) value(v any) {
 		writeJSONScalar(w.b, v)
 	case string:
 		writeJSONScalar(w.b, v)
+	case exactInt:
+		w.b.WriteString(string(v))
 	case []any:
 		w.b.WriteByte('[')
 		for i, e := range v {

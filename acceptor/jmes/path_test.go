@@ -98,8 +98,8 @@ func TestPathMatcherErrors(t *testing.T) {
 		mode PathMode
 		want string
 	}{
-		{"a", PathAll, `"a": want EXPR=VALUE: pathAll compares`},
-		{"a[?b=='x']", PathAny, "want EXPR=VALUE: pathAny"},
+		{"a", PathAll, "want EXPR=VALUE: every element of the array EXPR yields must equal VALUE (a=true)"},
+		{"a[?b=='x']", PathAny, "want EXPR=VALUE: some element of the array EXPR yields"},
 		{"=x", Path, "empty JMESPath expression"},
 		{" ", Path, "empty JMESPath expression"},
 		{"a.=1", Path, `invalid JMESPath expression "a.": `},
@@ -241,13 +241,13 @@ func TestPathMatchResult(t *testing.T) {
 		want acceptor.MatchResult
 	}{
 		{"path", m("a.b=x", Path), stdoutAttempt(`{"a":{"b":"x"}}`),
-			acceptor.MatchResult{Matched: true, Value: `"x"`, Detail: `For expression "a.b" we matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `"x"`, Detail: `a.b is "x"`}},
 		{"path true", m("a", Path), stdoutAttempt(`{"a":true}`),
-			acceptor.MatchResult{Matched: true, Value: `true`, Detail: `For expression "a" we matched expected path: "true"`}},
+			acceptor.MatchResult{Matched: true, Value: `true`, Detail: `a is true`}},
 		{"pathAll", m("a[].s=x", PathAll), stdoutAttempt(`{"a":[{"s":"x"}]}`),
-			acceptor.MatchResult{Matched: true, Value: `["x"]`, Detail: `For expression "a[].s" all members matched expected path: "x"`}},
+			acceptor.MatchResult{Matched: true, Value: `["x"]`, Detail: `every element of a[].s is "x"`}},
 		{"pathAny", m("a=1", PathAny), stdoutAttempt(`{"a":[2,1]}`),
-			acceptor.MatchResult{Matched: true, Value: `[2,1]`, Detail: `For expression "a" we matched expected path: "1" at least once`}},
+			acceptor.MatchResult{Matched: true, Value: `[2,1]`, Detail: `some element of a is 1`}},
 		{"no match", m("a=x", Path), stdoutAttempt(`{"a":{"k":"<&>","b":[1e21,1e-7,0.5,100]}}`),
 			acceptor.MatchResult{Value: `{"b":[1e+21,1e-7,0.5,100],"k":"<&>"}`}},
 		{"missing", m("a=x", Path), stdoutAttempt(`{}`), acceptor.MatchResult{Value: `null`}},

@@ -45,6 +45,11 @@ func (q *Query) apply(doc any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
 	}
+	return q.writeJSON(v)
+}
+
+// writeJSON writes the result v as apply does.
+func (q *Query) writeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	w := jsonWriter{b: &b}
 	w.value(v)
@@ -64,9 +69,28 @@ func (q *Query) apply(doc any) ([]byte, error) {
 // inside the JMESPath library. Stdout that is not JSON is an error
 // wrapping acceptor.ErrNotJSON.
 func (q *Query) ApplyAttempt(a *acceptor.Attempt) ([]byte, error) {
+	v, err := q.result(a)
+	if err != nil {
+		return nil, err
+	}
+	return q.writeJSON(v)
+}
+
+// result evaluates the query on a's stdout. When the result holds a number
+// that may have lost digits (2^53 or more) and the expression passes
+// numbers through, it is computed again on stdout decoded with such integers
+// exact (exact.go), so that 12345678901234567890 prints as it was written.
+func (q *Query) result(a *acceptor.Attempt) (any, error) {
 	doc, err := acceptor.StdoutDocument(a, q.decode)
 	if err != nil {
 		return nil, err
 	}
-	return q.apply(doc)
+	v, err := q.expr.search(doc)
+	if err != nil {
+		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
+	}
+	if ev, ok := q.expr.exactAgain(v, a, nil); ok {
+		v = ev
+	}
+	return v, nil
 }

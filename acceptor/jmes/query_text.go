@@ -19,6 +19,11 @@ func (q *Query) applyText(doc any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
 	}
+	return q.writeText(v)
+}
+
+// writeText writes the result v as applyText does.
+func (q *Query) writeText(v any) ([]byte, error) {
 	var b bytes.Buffer
 	w := jsonWriter{b: &b}
 	if list, ok := v.([]any); ok {
@@ -49,9 +54,9 @@ func textLine(w *jsonWriter, v any) {
 // way the AWS CLI's --output text writes it (see applyText): for shell
 // variables.
 func (q *Query) ApplyAttemptText(a *acceptor.Attempt) ([]byte, error) {
-	doc, err := acceptor.StdoutDocument(a, q.decode)
+	v, err := q.result(a)
 	if err != nil {
 		return nil, err
 	}
-	return q.applyText(doc)
+	return q.writeText(v)
 }

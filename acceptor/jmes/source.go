@@ -147,7 +147,8 @@ func jsonLiteral(s string) string {
 
 // rewriteAvg rewrites each call avg(X) of s (quoted forms left alone) as
 // map(&avg([0]), [[(X)]][?@ != `[[]]`])[0]; X is rewritten too. A call whose
-// parenthesis is not closed is left as it is, for the library's error.
+// parenthesis is not closed, or that does not have one argument, is left as
+// it is, for the library's error.
 func rewriteAvg(s string) string {
 	if !strings.Contains(s, "avg") {
 		return s
@@ -174,7 +175,7 @@ func rewriteAvg(s string) string {
 				k++
 			}
 			if s[i:j] == "avg" && k < len(s) && s[k] == '(' {
-				if end := closingParen(s, k); end > 0 {
+				if end := closingParen(s, k); end > 0 && oneArgument(s[k+1:end]) {
 					b.WriteString("map(&avg([0]), [[(")
 					b.WriteString(rewriteAvg(s[k+1 : end]))
 					b.WriteString(")]][?@ != `[[]]`])[0]")
@@ -190,6 +191,36 @@ func rewriteAvg(s string) string {
 		i++
 	}
 	return b.String()
+}
+
+// oneArgument reports whether args, the text between a call's parentheses,
+// is one argument: not blank, no comma outside brackets and quoted forms.
+// (A call with another number of arguments is left for the library's arity
+// error.)
+func oneArgument(args string) bool {
+	if strings.TrimSpace(args) == "" {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case '\'', '`', '"':
+			end := quotedEnd(args, i)
+			if end < 0 {
+				return false
+			}
+			i = end - 1
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case ',':
+			if depth == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // closingParen returns the index of the ) that closes the ( at s[open],

@@ -1,8 +1,13 @@
 package jmes
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jmespath/go-jmespath"
 )
 
 // TestSpecReadings: where go-jmespath reads an expression otherwise than
@@ -81,4 +86,50 @@ func TestSpecReadings(t *testing.T) {
 			t.Errorf("%s: warnings %q, want …%s…", tt.expr, w, tt.warning)
 		}
 	}
+}
+
+// FuzzFixSource: the rewriting never panics; it leaves alone an expression
+// with nothing to correct (no avg, no backslash, no backquote); and what it
+// gives the library parses whenever the library parses the original (the
+// avg rewrite keeps the syntax valid). Seeds: the compliance suite's
+// expressions.
+func FuzzFixSource(f *testing.F) {
+	files, _ := filepath.Glob("testdata/jmespath-compliance/*.json")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		var suites []complianceSuite
+		if err := json.Unmarshal(data, &suites); err != nil {
+			f.Fatal(err)
+		}
+		for _, s := range suites {
+			for _, c := range s.Cases {
+				f.Add(c.Expression)
+			}
+		}
+	}
+	f.Add("avg(a) || avg(b[?avg(@) > `1`])")
+	f.Fuzz(func(t *testing.T, src string) {
+		fixed, err := fixSource(src)
+		if err != nil {
+			return
+		}
+		if !strings.Contains(src, "avg") && !strings.ContainsAny(src, "\\`") && (fixed.lexical != src || fixed.program != src) {
+			t.Fatalf("%q rewritten as %q, %q", src, fixed.lexical, fixed.program)
+		}
+		parses := func(s string) (ok bool) {
+			defer func() {
+				if recover() != nil {
+					ok = false
+				}
+			}()
+			_, err := jmespath.NewParser().Parse(s)
+			return err == nil
+		}
+		if parses(src) && (!parses(fixed.lexical) || !parses(fixed.program)) {
+			t.Fatalf("%q parses, its rewriting %q / %q does not", src, fixed.lexical, fixed.program)
+		}
+	})
 }

@@ -190,10 +190,10 @@ func TestWaiterInstanceRunning(t *testing.T) {
 	}
 	runWaiterCases(t, c, []waiterCase{
 		{"all running", inst("running", "running"), acceptor.Succeed, 1,
-			`For expression "Reservations[].Instances[].State.Name" all members matched expected path: "running"`},
+			`every element of Reservations[].Instances[].State.Name is "running"`},
 		{"one pending", inst("running", "pending"), acceptor.RetryServer, 0, ""},
 		{"one terminated", inst("running", "terminated"), acceptor.Fail, 3,
-			`For expression "Reservations[].Instances[].State.Name" we matched expected path: "terminated" at least once`},
+			`some element of Reservations[].Instances[].State.Name is "terminated"`},
 		{"no reservations", stdoutAttempt(`{"Reservations":[]}`), acceptor.RetryServer, 0, ""},
 		{"empty stdout", stdoutAttempt(""), acceptor.RetryServer, 0, ""},
 		{"not found yet", errorAttempt("InvalidInstanceID.NotFound"), acceptor.RetryServer, 5, ""},
@@ -214,7 +214,7 @@ func TestWaiterServicesStableOrder(t *testing.T) {
 	runWaiterCases(t, c, []waiterCase{
 		{"missing service", stdoutAttempt(`{"services":[],"failures":[{"arn":"x","reason":"MISSING"}]}`), acceptor.Fail, 1, ""},
 		{"no services, no failures", stdoutAttempt(`{"services":[],"failures":[]}`), acceptor.Succeed, 4,
-			"For expression \"length(services[?!(length(deployments) == `1` && runningCount == desiredCount)]) == `0`\" we matched expected path: \"true\""},
+			"length(services[?!(length(deployments) == `1` && runningCount == desiredCount)]) == `0` is true"},
 		{"stable", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 3, 3) + `],"failures":[]}`), acceptor.Succeed, 4, ""},
 		{"deploying", stdoutAttempt(`{"services":[` + svc("ACTIVE", 2, 3, 3) + `],"failures":[]}`), acceptor.RetryServer, 0, ""},
 		{"scaling", stdoutAttempt(`{"services":[` + svc("ACTIVE", 1, 2, 3) + `]}`), acceptor.RetryServer, 0, ""},
@@ -278,7 +278,7 @@ func TestWaiterStatusAndErrorAcceptors(t *testing.T) {
 	active := waitChain(loadWaiter(t, "waiter-models/lambda-waiters-2.json", "FunctionActiveV2"), nil)
 	runWaiterCases(t, active, []waiterCase{
 		{"active", stdoutAttempt(`{"Configuration":{"State":"Active"}}`), acceptor.Succeed, 1,
-			`For expression "Configuration.State" we matched expected path: "Active"`},
+			`Configuration.State is "Active"`},
 		{"pending", stdoutAttempt(`{"Configuration":{"State":"Pending"}}`), acceptor.RetryServer, 3, ""},
 		{"not JSON", stdoutAttempt(`Active`), acceptor.RetryServer, 0, ""},
 	})

@@ -6,10 +6,13 @@
 //	-profile 429: 429 with an AWS JSON ThrottlingException body
 //	-profile 503: 503 Service Unavailable, no error code
 //
+//	-profile slowdown: 503 with S3's XML SlowDown error
+//
 // GET /stats returns {"requests":N,"successes":N,"rps":F} (rps over the time
 // from the first to the last request), GET /timeline one line per request
-// since the reset ("MILLISECONDS ok" or "MILLISECONDS refused", from the
-// first request), and POST /reset starts over.
+// since the reset ("MILLISECONDS ok CLIENT" or "MILLISECONDS refused
+// CLIENT", from the first request; CLIENT is the request's query parameter
+// c, "-" without), and POST /reset starts over.
 package main
 
 import (
@@ -37,8 +40,9 @@ type server struct {
 
 // event is a request of the timeline: when, and whether it was admitted.
 type event struct {
-	at time.Duration
-	ok bool
+	at     time.Duration
+	ok     bool
+	client string
 }
 
 func (s *server) reset() {
@@ -51,7 +55,7 @@ func (s *server) reset() {
 }
 
 // admit counts a request and reports whether the bucket lets it through.
-func (s *server) admit() bool {
+func (s *server) admit(client string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	now := time.Now()
@@ -67,15 +71,25 @@ func (s *server) admit() bool {
 		s.tokens--
 		s.oks++
 	}
-	s.timeline = append(s.timeline, event{now.Sub(s.first), ok})
+	s.timeline = append(s.timeline, event{now.Sub(s.first), ok, client})
 	return ok
 }
 
 func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.URL.Path {
 	case "/api":
-		if s.admit() {
+		client := r.URL.Query().Get("c")
+		if client == "" {
+			client = "-"
+		}
+		if s.admit(client) {
 			_, _ = w.Write([]byte("ok\n")) // a client gone is the client's end (and so below)
+			return
+		}
+		if s.profile == "slowdown" {
+			w.Header().Set("Content-Type", "application/xml")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(`<?xml version="1.0" encoding="UTF-8"?>` + "\n" + `<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>`))
 			return
 		}
 		if s.profile == "503" {
@@ -102,7 +116,7 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			if e.ok {
 				what = "ok"
 			}
-			fmt.Fprintf(w, "%d %s\n", e.at.Milliseconds(), what)
+			fmt.Fprintf(w, "%d %s %s\n", e.at.Milliseconds(), what, e.client)
 		}
 		s.mu.Unlock()
 	case "/reset":
@@ -116,10 +130,10 @@ func main() {
 	s := &server{}
 	flag.Float64Var(&s.rate, "rate", 10, "requests admitted per second")
 	flag.Float64Var(&s.burst, "burst", 10, "requests admitted at once")
-	flag.StringVar(&s.profile, "profile", "429", "answer beyond the rate: 429 (ThrottlingException) or 503")
+	flag.StringVar(&s.profile, "profile", "429", "answer beyond the rate: 429 (ThrottlingException), 503, or slowdown (503 with S3's SlowDown)")
 	flag.Parse()
-	if s.profile != "429" && s.profile != "503" {
-		fmt.Fprintln(os.Stderr, "stormserver: -profile 429 or 503")
+	if s.profile != "429" && s.profile != "503" && s.profile != "slowdown" {
+		fmt.Fprintln(os.Stderr, "stormserver: -profile 429, 503 or slowdown")
 		os.Exit(2)
 	}
 	s.reset()

@@ -162,8 +162,8 @@ type Scope struct {
 }
 
 // Scope returns the scope name of the store; capacity ≤ 0 means
-// bucket.DefaultCapacity. The name is checked as bucket.OpenScope checks
-// it. Nothing is sent to the server.
+// bucket.DefaultCapacity. The name is checked by bucket.CheckName, as the
+// file store checks it. Nothing is sent to the server.
 func (c *Client) Scope(name string, capacity int) (*Scope, error) {
 	if err := bucket.CheckName(name); err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 	"github.com/retry-dev/retry/acceptor/botocore"
 	"github.com/retry-dev/retry/acceptor/k8s"
 	"github.com/retry-dev/retry/backoff"
-	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
 
@@ -86,7 +86,7 @@ func completeWaiter(c *cobra.Command, _ []string, prefix string) ([]string, cobr
 }
 
 // completeScope offers the scopes that have state on this machine
-// (bucket.ListScopes of the state directory). With --scope-store on the
+// (file.ListScopes of the state directory). With --scope-store on the
 // line it offers none: TAB never waits on a network store.
 func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra.ShellCompDirective) {
 	if f := c.Flags().Lookup("scope-store"); f != nil && f.Value.String() != "" {
@@ -96,7 +96,7 @@ func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	names, err := bucket.ListScopes(dir)
+	names, err := file.ListScopes(dir)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

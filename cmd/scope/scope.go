@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/bucket/redis"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
@@ -125,15 +126,21 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 		where = dir
 		switch verb {
 		case "list":
-			names, err = bucket.ListScopes(dir)
+			names, err = file.ListScopes(dir)
 		case "show":
-			info, err = bucket.ReadScope(dir, name, bucket.ScopeOptions{Now: o.io.BudgetNow()})
+			info, err = file.ReadScope(dir, name, file.ScopeOptions{Now: o.io.BudgetNow()})
 		case "reset":
-			err = bucket.ResetScope(dir, name)
+			err = file.ResetScope(dir, name)
 		}
 	}
+	if verb == "reset" && errors.Is(err, bucket.ErrNoScope) {
+		// Resetting what is already reset succeeds, as rm -f does: a
+		// runbook's clean-up step does not fail on a fresh machine.
+		fmt.Fprintf(o.io.ErrOut, "retry: scope %s is already reset: it does not exist in %s\n", name, where)
+		return nil
+	}
 	if err != nil {
-		if errors.Is(err, bucket.ErrUntrusted) {
+		if errors.Is(err, file.ErrUntrusted) {
 			return exit.Usagef("scope %s: %v", verb, err)
 		}
 		return &exit.Error{Code: exit.Failure, Msg: fmt.Sprintf("scope %s: %v", verb, err)}

@@ -204,7 +204,7 @@ func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) 
 		for _, e := range st.History {
 			line := fmt.Sprintf("  attempt %d\t%s\t%s\t%s\t%s", e.Attempt, e.Start.UTC().Format(human.StateTime), human.Duration(time.Duration(e.Duration)), e.Result, e.Directive)
 			if e.Acceptor != "" {
-				line += " [" + e.Acceptor + "]"
+				line += " [" + human.AcceptorLabel(e.Acceptor) + "]"
 			}
 			if e.Delay > 0 {
 				line += "\tnext in " + human.Duration(time.Duration(e.Delay))
@@ -228,7 +228,7 @@ func dueIn(t, now time.Time) string {
 func lastStatus(e durable.Entry) string {
 	s := e.Result + ": " + e.Directive
 	if e.Acceptor != "" {
-		s += " [" + e.Acceptor + "]"
+		s += " [" + human.AcceptorLabel(e.Acceptor) + "]"
 	}
 	return s
 }

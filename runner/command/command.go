@@ -49,6 +49,18 @@ const (
 // hold the pipes longer; the attempt does not wait for it.
 const pipeDrain = 200 * time.Millisecond
 
+// RunIDVar is the variable that marks the processes of a run, once
+// EnableSupervisor is on: every attempt and hook gets the ids of the retry
+// runs it runs under, separated by spaces, the innermost last (an inherited
+// value is kept: a retry inside an attempt of another). Sweeps and the
+// supervisor find the run's processes by it, wherever they moved.
+const RunIDVar = "RETRY_RUN_ID"
+
+// runID is this process's run id: its pid and start time.
+var runID = sync.OnceValue(func() string {
+	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+})
+
 // ErrCommandNotFound is the StartError reason when argv[0] has no slash and
 // is not in PATH.
 var ErrCommandNotFound = errors.New("command not found")
@@ -117,6 +129,12 @@ type Command struct {
 	// interactive commands: signals then go to the command alone, and the
 	// processes it leaves behind are only found when retry is a subreaper.
 	Foreground bool
+	// SuperviseEarly starts the supervisor (EnableSupervisor) before the
+	// first attempt's process, instead of once an attempt has run
+	// supervisorAfter: then no process an attempt starts in its first
+	// moments outlives a retry killed with SIGKILL either, for the price of
+	// one more process per run.
+	SuperviseEarly bool
 	// KillAfter is the grace between the stop signal and SIGKILL; 0 means
 	// DefaultKillAfter and a negative value sends SIGKILL at once.
 	KillAfter time.Duration
@@ -175,6 +193,7 @@ type Command struct {
 	ParseError func(stderr []byte) (code, message string)
 
 	current atomic.Pointer[process] // the running attempt, for Kill
+	hook    bool                    // the --on-retry hook: Close leaves the supervisor
 
 	once   sync.Once
 	state  *commandState
@@ -188,6 +207,7 @@ type commandState struct {
 	path      string   // the PATH of env
 	stdin     *stdinSource
 	subreaper bool
+	marked    bool   // attempts carry runID in RunIDVar (EnableSupervisor)
 	pgid      int    // retry's own process group
 	outBuf    []byte // the stdout pump's buffer, allocated when first needed
 	errBuf    []byte // the stderr pump's
@@ -243,10 +263,12 @@ func (c *Command) setup() (*commandState, error) {
 		if env == nil {
 			env = os.Environ()
 		}
+		marked := supervisorEnabled()
 		st := &commandState{
-			env:       childEnv(env),
+			env:       childEnv(env, marked),
 			path:      "/usr/bin:/bin",
 			subreaper: isSubreaper(),
+			marked:    marked,
 			pgid:      os.Getpid(),
 		}
 		if pg, err := getpgid(0); err == nil {
@@ -265,19 +287,27 @@ func (c *Command) setup() (*commandState, error) {
 
 // childEnv returns env without duplicates (the last value wins, as os/exec
 // does) and without RETRY_ATTEMPT and RETRY_MAX_ATTEMPTS, which each attempt
-// sets.
-func childEnv(env []string) []string {
+// sets. When marked, runID is appended to RunIDVar.
+func childEnv(env []string, marked bool) []string {
 	seen := make(map[string]bool, len(env))
-	out := make([]string, 0, len(env)+2)
+	out := make([]string, 0, len(env)+3)
+	inherited := ""
 	for i := len(env) - 1; i >= 0; i-- {
-		k, _, _ := strings.Cut(env[i], "=")
+		k, v, _ := strings.Cut(env[i], "=")
 		if seen[k] || k == "RETRY_ATTEMPT" || k == "RETRY_MAX_ATTEMPTS" {
 			continue
 		}
 		seen[k] = true
+		if k == RunIDVar && marked {
+			inherited = v
+			continue
+		}
 		out = append(out, env[i])
 	}
 	slices.Reverse(out)
+	if marked {
+		out = append(out, RunIDVar+"="+strings.TrimSpace(inherited+" "+runID()))
+	}
 	return out
 }
 
@@ -531,6 +561,9 @@ func (c *Command) Close() error {
 		return nil
 	}
 	c.closed = true
+	if !c.hook {
+		endSupervision()
+	}
 	c.once.Do(func() {}) // never set up: nothing to drop
 	if c.state == nil || c.state.stdin == nil {
 		return nil

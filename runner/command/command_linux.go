@@ -2,6 +2,8 @@ package command
 
 import (
 	"os"
+	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -64,11 +66,13 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 // Without a pidfd (Linux before 5.3, a seccomp filter) or when poll fails,
 // it starts the pumps that are still idle and returns; waitLeader waits.
 //
-// While the leader runs it also looks, every terminalCheck, whether it is
-// stopped by SIGTTIN or SIGTTOU (it read or wrote the terminal from its
-// background process group, and would wait forever): then it calls
-// onTerminalStop, once, and goes on waiting for the exit that follows.
-func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
+// While the leader runs it calls w.slow once the leader has run for
+// supervisorAfter, and looks, then and every stopCheck, whether the leader
+// is stopped (SIGSTOP, SIGTSTP, or SIGTTIN and SIGTTOU when it used the
+// terminal from its background process group): a stopped leader would wait
+// forever, so it calls w.stopped, once, and goes on waiting for the exit
+// that follows.
+func awaitLeader(pid int, w leaderWatch, pumps ...*pump) {
 	defer func() {
 		for _, p := range pumps {
 			if p.idle() {
@@ -100,9 +104,12 @@ func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
 		if len(fds) == 0 {
 			return
 		}
-		timeout := terminalCheck
-		if exited {
+		timeout := stopCheck
+		switch {
+		case exited:
 			timeout = 0 // one look at the pipes after the exit
+		case w.slow != nil:
+			timeout = supervisorAfter
 		}
 		ready, err := unix.Poll(fds, timeout)
 		if err != nil {
@@ -112,9 +119,15 @@ func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
 			return
 		}
 		if ready == 0 && !exited {
-			if onTerminalStop != nil && stoppedForTerminal(pid) {
-				onTerminalStop()
-				onTerminalStop = nil
+			if w.slow != nil {
+				w.slow()
+				w.slow = nil
+			}
+			if w.stopped != nil {
+				if sig, ok := stoppedBy(pid); ok {
+					w.stopped(sig)
+					w.stopped = nil
+				}
 			}
 			continue
 		}
@@ -135,29 +148,29 @@ func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
 	}
 }
 
-// terminalCheck is how often, in milliseconds, awaitLeader looks whether
-// the leader is stopped waiting for the terminal. Attempts shorter than that
-// never pay for it.
-const terminalCheck = 200
+// stopCheck is how often, in milliseconds, awaitLeader looks whether the
+// leader is stopped. Attempts shorter than supervisorAfter never pay for
+// it.
+const stopCheck = 200
 
 // cldStopped is CLD_STOPPED, the siginfo code of a stopped child.
 const cldStopped = 5
 
-// stoppedForTerminal reports whether the leader pid is stopped by SIGTTIN or
-// SIGTTOU. It consumes the stop's report (waitid without WNOWAIT), never
-// the exit's: WEXITED is not asked for.
-func stoppedForTerminal(pid int) bool {
+// stoppedBy reports whether the leader pid is stopped, and by which
+// signal. It consumes the stop's report (waitid without WNOWAIT), never the
+// exit's: WEXITED is not asked for.
+func stoppedBy(pid int) (syscall.Signal, bool) {
 	var info unix.Siginfo
 	if err := unix.Waitid(unix.P_PID, pid, &info, unix.WSTOPPED|unix.WNOHANG, nil); err != nil {
-		return false
+		return 0, false
 	}
 	if info.Signo != int32(unix.SIGCHLD) || info.Code != cldStopped {
-		return false
+		return 0, false
 	}
 	// si_status follows si_pid and si_uid in the SIGCHLD member of the
 	// siginfo union, which starts at byte 16 on every Linux ABI Go supports.
 	status := *(*int32)(unsafe.Add(unsafe.Pointer(&info), 24))
-	return status == int32(unix.SIGTTIN) || status == int32(unix.SIGTTOU)
+	return syscall.Signal(status), true
 }
 
 // withDeathSignal makes the attempt's leader get SIGKILL when retry dies
@@ -173,22 +186,55 @@ func children(out []int) []int {
 	if unix.Waitid(unix.P_ALL, 0, &info, unix.WEXITED|unix.WNOHANG|unix.WNOWAIT, nil) == unix.ECHILD {
 		return out
 	}
+	if onlySupervisor() {
+		return out
+	}
 	tasks, err := readNames("/proc/self/task")
 	if err != nil {
-		return scanProc(out, func(_ int, ppid, _ int, _ byte) bool { return ppid == os.Getpid() })
+		return scanProc(out, func(pid int, ppid, _ int, _ byte) bool { return ppid == os.Getpid() && pid != supervisorPid() })
 	}
 	for _, tid := range tasks {
 		b, err := os.ReadFile("/proc/self/task/" + tid + "/children")
 		if err != nil {
-			return scanProc(out[:0], func(_ int, ppid, _ int, _ byte) bool { return ppid == os.Getpid() })
+			return scanProc(out[:0], func(pid int, ppid, _ int, _ byte) bool { return ppid == os.Getpid() && pid != supervisorPid() })
 		}
 		for _, f := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(f); err == nil {
+			if pid, err := strconv.Atoi(f); err == nil && pid != supervisorPid() {
 				out = append(out, pid)
 			}
 		}
 	}
 	return out
+}
+
+// onlySupervisor reports, in two reads, whether the supervisor may be
+// retry's only child: the thread that forked it has no other child, and
+// neither has the main thread, which adopts the orphans (the kernel hands
+// an orphan to the first live thread of its subreaper, the main thread, and
+// Go never ends it). The leader of an attempt, forked by another thread,
+// is reaped before anyone asks. It keeps the common case, nothing left, at
+// two reads instead of one per thread while a supervisor runs.
+func onlySupervisor() bool {
+	sup, tid := supervisorPid(), supervisorThread()
+	if sup == 0 {
+		return false
+	}
+	tids := []int{os.Getpid()}
+	if tid != 0 && tid != tids[0] {
+		tids = append(tids, tid)
+	}
+	for _, t := range tids {
+		b, err := os.ReadFile("/proc/self/task/" + strconv.Itoa(t) + "/children")
+		if err != nil {
+			return false
+		}
+		for _, f := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(f); err != nil || pid != sup {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // groupHasLive reports whether process group pgid has a member that is not
@@ -243,6 +289,33 @@ func readNames(dir string) ([]string, error) {
 }
 
 func pipeCloexec(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }
+
+// Reraise resets sig to its default action and raises it on the calling
+// thread, so that it ends the process before Reraise returns; it returns
+// only when sig was ignored when the process started (signal.Reset
+// restores that). The default is set with rt_sigaction itself: Go's own
+// handler, which signal.Reset leaves, exits with status 2 and a goroutine
+// dump on SIGQUIT. A SIGQUIT so raised dumps no core (PR_SET_DUMPABLE 0,
+// which a core_pattern pipe cannot override): a shell's status is wanted,
+// not a core. A signal sent to the process instead of the thread could
+// reach another thread while this one exits with a status first.
+func Reraise(sig syscall.Signal) {
+	signal.Reset(sig)
+	// A kernel struct sigaction of zeros is SIG_DFL, no flags, an empty
+	// mask, in every architecture's layout; 32 bytes cover them all.
+	var act, old [4]uint64
+	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e == 0 && old[0] == 1 /* SIG_IGN */ {
+		return
+	}
+	if sig == syscall.SIGQUIT {
+		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) // best effort: at worst a core
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// On failure the caller exits with the status 128+N instead.
+	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
+	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
+}
 
 // stdoutChunk is the size of the stdout pump's reads.
 const stdoutChunk = 256 << 10

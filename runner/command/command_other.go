@@ -4,7 +4,9 @@ package command
 
 import (
 	"errors"
+	"os/signal"
 	"syscall"
+	"time"
 )
 
 // EnableSubreaper makes retry a child subreaper so that processes escaping
@@ -30,8 +32,8 @@ func waitLeader(pid int, exited func()) (syscall.WaitStatus, error) {
 // awaitLeader starts the pumps at once: without pidfds, poll(2) cannot
 // tell when the leader exits, and the caller's wait does the waiting.
 //
-// A leader stopped waiting for the terminal is not detected here.
-func awaitLeader(pid int, onTerminalStop func(), pumps ...*pump) {
+// A stopped leader is not detected here.
+func awaitLeader(pid int, w leaderWatch, pumps ...*pump) {
 	for _, p := range pumps {
 		p.start()
 	}
@@ -58,6 +60,22 @@ func pipeCloexec(p *[2]int) error {
 	syscall.CloseOnExec(p[0])
 	syscall.CloseOnExec(p[1])
 	return nil
+}
+
+// Reraise resets sig to its default and raises it on the process, then
+// waits for it to end the process (at most a second); it returns only when
+// sig was ignored when the process started. A SIGQUIT so raised dumps no
+// core (RLIMIT_CORE 0): a shell's status is wanted, not a core.
+func Reraise(sig syscall.Signal) {
+	signal.Reset(sig)
+	if signal.Ignored(sig) {
+		return
+	}
+	if sig == syscall.SIGQUIT {
+		_ = syscall.Setrlimit(syscall.RLIMIT_CORE, &syscall.Rlimit{}) // best effort: at worst a core
+	}
+	_ = syscall.Kill(syscall.Getpid(), sig) // on failure the caller exits with 128+N
+	time.Sleep(time.Second)
 }
 
 // stdoutChunk is the size of the stdout pump's reads.

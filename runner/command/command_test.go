@@ -862,7 +862,7 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 			var outBuf, errBuf []byte
 			stdout := &pump{fd: out[0], buf: &outBuf, window: 64, done: make(chan struct{})}
 			stderr := &pump{fd: errs[0], buf: &errBuf, window: 64, done: make(chan struct{})}
-			awaitLeader(pid, nil, stdout, stderr)
+			awaitLeader(pid, leaderWatch{}, stdout, stderr)
 			if _, err := waitLeader(pid, func() {}); err != nil {
 				t.Fatal(err)
 			}

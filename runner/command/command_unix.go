@@ -10,11 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
@@ -57,6 +60,9 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	// no goroutine of retry ever exits locked to a thread, that thread lives
 	// as long as retry does.
 	withDeathSignal(attr.Sys)
+	if c.SuperviseEarly && st.marked {
+		superviseGroup(0) // started before the attempt's first process
+	}
 	runtime.LockOSThread()
 	pid, err := syscall.ForkExec(path, c.Argv, attr)
 	runtime.UnlockOSThread()
@@ -86,6 +92,9 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	if c.SuperviseEarly && st.marked {
+		superviseGroup(p.groupID())
+	}
 	guard.stop = p.stop
 	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
@@ -93,15 +102,26 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	// not run on with its stdin cut short.
 	st.stdin.onFail(func(err error) { guard.fail(&output.StreamError{Stream: "stdin", Keeping: true, Err: err}) })
 	terminalStop := false
-	awaitLeader(pid, func() {
-		terminalStop = true
-		p.killNow(ErrTerminalStop)
-	}, stdout, stderr)
+	watch := leaderWatch{stopped: func(sig syscall.Signal) {
+		if sig == syscall.SIGTTIN || sig == syscall.SIGTTOU {
+			terminalStop = true
+			p.killNow(ErrTerminalStop)
+			return
+		}
+		// Stopped by SIGSTOP or SIGTSTP, it would wait forever: a stuck
+		// attempt, stopped and classified as one that timed out.
+		res.Warnings = append(res.Warnings, fmt.Sprintf("stopped by %s: stopping it as stuck (retry, timeout)", unix.SignalName(sig)))
+		p.stop(runner.ErrAttemptTimeout)
+	}}
+	if st.marked {
+		watch.slow = func() { superviseGroup(p.groupID()) }
+	}
+	awaitLeader(pid, watch, stdout, stderr)
 	ws, werr := p.wait()
 	unwatch()
 	c.current.Store(nil)
 	if left := p.sweep(st); left > 0 {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("%s left running after the attempt: the sweep gave up (a process in uninterruptible sleep, or one that escaped retry)", plural(left, "process")))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("at least %s left running after the attempt: the sweep gave up (a process in uninterruptible sleep, or one that escaped retry)", plural(left, "process")))
 	}
 
 	if detach != nil {
@@ -444,8 +464,10 @@ func (p *process) wait() (syscall.WaitStatus, error) {
 
 // sweep ends what the attempt left behind once its leader is reaped: the
 // rest of its process group and, when retry is a subreaper, retry's other
-// children (orphans of the attempt that escaped the group). The common case,
-// nothing left, costs a kill(2) and a waitid(2).
+// children (orphans of the attempt that escaped the group), and when the
+// attempts are marked (EnableSupervisor), every process of the run, found
+// by its mark wherever it moved. The common case, nothing left, costs a
+// kill(2) and a waitid(2).
 //
 // It returns how many processes it saw alive when it gave up; 0 when
 // everything is gone.
@@ -456,6 +478,7 @@ func (p *process) sweep(st *commandState) int {
 		kids = children(nil)
 	}
 	if !groupLive && len(kids) == 0 {
+		groupGone(p.groupID())
 		return 0
 	}
 	p.mu.Lock()
@@ -464,28 +487,65 @@ func (p *process) sweep(st *commandState) int {
 	if !stopped {
 		killAt = time.Now().Add(max(p.grace, 0))
 	}
-	return p.sweepSlow(st, stopped, killAt, groupLive, kids)
+	left := p.sweepSlow(st, stopped, killAt, groupLive, kids)
+	if left == 0 {
+		groupGone(p.groupID())
+	}
+	return left
+}
+
+// groupID is the attempt's process group, 0 when it runs in retry's.
+func (p *process) groupID() int {
+	if p.group {
+		return p.pid
+	}
+	return 0
 }
 
 // sweepAfterKill is how long the sweep goes on after SIGKILL while it still
-// finds processes: orphans of a deep chain of setsid calls are reparented
-// to retry one level at a time, each level only once its parent died.
-const sweepAfterKill = 5 * time.Second
+// finds processes and makes no progress; sweepBound is how long it goes on
+// after SIGKILL at most, while passes still find new ones or fewer alive
+// (a chain or a fork loop racing it, a loaded machine).
+const (
+	sweepAfterKill = 5 * time.Second
+	sweepBound     = 20 * time.Second
+)
+
+// sweepScanEvery is how often the sweep looks for the run's marked
+// processes while their grace runs (each look reads the environment of
+// every process of the user); once it kills, every pass looks.
+const sweepScanEvery = 100 * time.Millisecond
 
 // sweepSlow signals the leftovers (SIGTERM and SIGCONT, unless stop already
 // signalled the group), SIGKILLs them when the grace ends, and reaps retry's
-// children among them, polling until a pass finds none alive. It gives up
-// sweepAfterKill after SIGKILL (a process in uninterruptible sleep cannot be
-// waited for) and returns how many it still saw then.
+// children among them, polling until a pass finds none alive; with marked
+// attempts a last look for the run's mark must find none too. It starts
+// the supervisor first: retry may be killed while it sweeps. It gives up
+// once passes have made no progress (nothing new, no fewer alive) for
+// sweepAfterKill after SIGKILL (a process in uninterruptible sleep cannot
+// be waited for), or sweepBound after SIGKILL, and returns how many it
+// still saw then: at least that many are left.
 func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time, groupLive bool, kids []int) int {
+	if st.marked {
+		superviseGroup(p.groupID())
+	}
+	id := runID()
 	signalled := map[int]bool{}
+	seen := map[int]bool{}
 	killing := false
-	var giveUp time.Time
+	var giveUp, bound, lastScan time.Time
+	var marked []int
+	lastCount := 0
 	pause := 500 * time.Microsecond
 	for polls := 1; ; polls++ {
-		if !killing && !time.Now().Before(killAt) {
+		now := time.Now()
+		if !killing && !now.Before(killAt) {
 			killing = true
-			giveUp = time.Now().Add(sweepAfterKill)
+			giveUp, bound = now.Add(sweepAfterKill), now.Add(sweepBound)
+		}
+		if st.marked && (polls == 1 || killing || now.Sub(lastScan) >= sweepScanEvery) {
+			marked = runProcesses(marked[:0], id, nil)
+			lastScan = now
 		}
 		switch {
 		case killing:
@@ -494,6 +554,9 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			}
 			for _, kid := range kids {
 				signalKid(st, kid, syscall.SIGKILL)
+			}
+			for _, pid := range marked {
+				signalChecked(pid, id, nil, syscall.SIGKILL)
 			}
 		default:
 			if groupLive && !groupTermed {
@@ -511,6 +574,17 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 				}
 				signalKid(st, kid, syscall.SIGTERM)
 			}
+			for _, pid := range marked {
+				if signalled[pid] {
+					continue
+				}
+				signalled[pid] = true
+				if pg, err := syscall.Getpgid(pid); err == nil && p.group && pg == p.pid && groupTermed {
+					continue
+				}
+				signalChecked(pid, id, nil, syscall.SIGTERM)
+				signalChecked(pid, id, nil, syscall.SIGCONT)
+			}
 		}
 		for _, kid := range kids {
 			// Reap it if it is ours and has exited; one that is not
@@ -519,33 +593,82 @@ func (p *process) sweepSlow(st *commandState, groupTermed bool, killAt time.Time
 			_, _ = syscall.Wait4(kid, &ws, syscall.WNOHANG, nil)
 		}
 		groupLive = p.group && groupAlive(p.pid, polls > 3)
-		before := len(kids)
 		if st.subreaper {
 			kids = children(kids[:0])
 		} else {
 			kids = kids[:0]
 		}
-		if !groupLive && len(kids) == 0 {
-			return 0
-		}
-		if killing && time.Now().After(giveUp) {
-			left := len(kids)
-			if groupLive {
-				left++ // at least one in the group
+		marked = slices.DeleteFunc(marked, func(pid int) bool { return !liveProcess(pid) })
+		if !groupLive && len(kids) == 0 && len(marked) == 0 {
+			if !st.marked {
+				return 0
 			}
-			return left
+			// Gone, as far as this pass saw: a last look for the mark
+			// must find nothing either.
+			marked = runProcesses(marked[:0], id, nil)
+			lastScan = time.Now()
+			if len(marked) == 0 {
+				return 0
+			}
+		}
+		foundNew := false
+		for _, list := range [][]int{kids, marked} {
+			for _, pid := range list {
+				if !seen[pid] {
+					seen[pid] = true
+					foundNew = true
+				}
+			}
+		}
+		// New processes, or fewer alive than the last pass (the killed
+		// ones still exit on a loaded machine): progress, worth another
+		// sweepAfterKill, within sweepBound.
+		count := len(kids) + len(marked)
+		if killing && (foundNew || count < lastCount) {
+			if later := time.Now().Add(sweepAfterKill); later.After(giveUp) {
+				giveUp = later
+			}
+			if giveUp.After(bound) {
+				giveUp = bound
+			}
+		}
+		lastCount = count
+		if killing && time.Now().After(giveUp) {
+			left := map[int]bool{}
+			for _, list := range [][]int{kids, marked} {
+				for _, pid := range list {
+					left[pid] = true
+				}
+			}
+			if len(left) == 0 && groupLive {
+				return 1 // at least one in the group
+			}
+			return len(left)
 		}
 		wait := pause
 		if !killing {
 			wait = min(wait, time.Until(killAt))
 		}
 		time.Sleep(max(wait, 0))
-		if killing && len(kids) != before {
-			pause = 500 * time.Microsecond // orphans keep coming: look again soon
+		if killing && foundNew {
+			pause = 500 * time.Microsecond // processes keep coming: look again soon
 		} else {
 			pause = min(2*pause, 50*time.Millisecond)
 		}
 	}
+}
+
+// liveProcess reports whether pid exists and is not a zombie.
+func liveProcess(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2] != 'Z' && s[i+2] != 'X'
+	}
+	return true
 }
 
 // kill sends sig to pid, a process group when negative. It does not say
@@ -582,3 +705,10 @@ func groupAlive(pgid int, deep bool) bool {
 }
 
 func getpgid(pid int) (int, error) { return syscall.Getpgid(pid) }
+
+// leaderWatch is what awaitLeader does while the leader runs; nil fields
+// are skipped.
+type leaderWatch struct {
+	slow    func()                   // once the leader has run supervisorAfter
+	stopped func(sig syscall.Signal) // once, when the leader is found stopped
+}

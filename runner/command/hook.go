@@ -50,6 +50,7 @@ func (h *Hook) Run(ctx context.Context, prev *runner.Record, n int) *runner.Hook
 	env = append(env[:len(env):len(env)], "RETRY_EXIT_CODE="+code, "RETRY_REASON="+prev.Decision.Directive.Reason())
 	c := &Command{
 		Argv:       h.Argv,
+		hook:       true,
 		Env:        env,
 		Foreground: h.Foreground,
 		KillAfter:  h.KillAfter,

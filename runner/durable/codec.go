@@ -55,13 +55,20 @@ func Encode(s *State) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// current is s as Encode writes it: the current version and the attempts
-// left, when they are limited.
+// current is s as Encode writes it: the current version, the attempts
+// left when they are limited, and every time in UTC (machines that share a
+// sequence may be in other zones).
 func current(s *State) *State {
 	c := *s
 	c.Version, c.Remaining = FormatVersion, nil
 	if n, limited := s.Left(); limited {
 		c.Remaining = &n
+	}
+	c.NextDue, c.Started, c.Deadline = c.NextDue.UTC(), c.Started.UTC(), c.Deadline.UTC()
+	c.History = make([]Entry, len(s.History))
+	for i, e := range s.History {
+		e.Start = e.Start.UTC()
+		c.History[i] = e
 	}
 	return &c
 }

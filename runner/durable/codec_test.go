@@ -193,3 +193,23 @@ func FuzzDecode(f *testing.F) {
 		st.Left()
 	})
 }
+
+// Times are written in UTC, whatever zone the invocation ran in.
+func TestEncodeUTC(t *testing.T) {
+	st := sampleState()
+	zone := time.FixedZone("UTC+2", 2*3600)
+	st.NextDue, st.Started = st.NextDue.In(zone), st.Started.In(zone)
+	st.History[0].Start = st.History[0].Start.In(zone)
+	b, err := durable.Encode(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"scheduled_at": "2026-01-02T03:04:08.000006Z"`, `"started": "2026-01-02T03:04:05.000006Z"`, `"start": "2026-01-02T03:04:05.000006Z"`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("encoded state lacks %s:\n%s", want, b)
+		}
+	}
+	if bytes.Contains(b, []byte("+02:00")) {
+		t.Errorf("a time in another zone than UTC:\n%s", b)
+	}
+}

@@ -9,16 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
-	"golang.org/x/sys/unix"
+	"github.com/retry-dev/retry/privatefile"
 )
 
 // File is a state file locked for the whole invocation.
 //
 // The lock is an exclusive flock on the inode at the path. Every write
 // replaces that inode (a temporary file in the same directory, fsync,
-// rename, fsync of the directory), and the new inode is locked before it
+// rename), and the new inode is locked before it
 // appears at the path, so the path always names a locked inode while the
 // invocation runs. Lock verifies, once it holds a lock, that the path still
 // names the inode it locked (an invocation that replaced or removed it may
@@ -61,14 +60,14 @@ func Lock(path string) (*File, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if err := privatefile.TryLock(f); err != nil {
 			f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
+			if errors.Is(err, privatefile.ErrWouldBlock) {
 				return nil, ErrBusy
 			}
-			return nil, &os.PathError{Op: "flock", Path: path, Err: err}
+			return nil, err
 		}
-		if same(f, path) {
+		if privatefile.Same(f, path) {
 			return &File{path: path, f: f}, nil
 		}
 		f.Close() // replaced or removed by the invocation that held it: again
@@ -99,13 +98,17 @@ func (fl *File) Read() (*State, error) {
 // history is some 40 KiB.
 const maxFileSize = 1 << 20
 
-// Write replaces the state at the path with s, atomically and durably: a
-// temporary file (mode 0600, locked from its creation) in the same
-// directory, its content synced, renamed over the path (or linked, when
-// there was no file: ErrBusy if one appeared meanwhile), the directory
-// synced — the two syncs a new name needs to outlast a power loss. The
-// first write of an invocation also removes the temporary files that
-// invocations killed in the middle of a write left behind (sweep).
+// Write replaces the state at the path with s, atomically: a temporary
+// file (mode 0600, locked from its creation) in the same directory, its
+// content synced, then renamed over the path (or linked, when there was no
+// file: ErrBusy if one appeared meanwhile). One sync per write, the one an
+// atomic replacement needs: whatever name a crash leaves, it names a whole
+// state. The directory is not synced: a process that dies (kill -9, a
+// crash) never loses a write; a machine that loses power within the file
+// system's commit interval (5 s on ext4) may come back with the state
+// before the write. The first write of an invocation also removes the
+// temporary files that invocations killed in the middle of a write left
+// behind (sweep).
 func (fl *File) Write(s *State) error {
 	b, err := Encode(s)
 	if err != nil {
@@ -125,11 +128,11 @@ func (fl *File) Write(s *State) error {
 	}()
 	// Locked at once, so that a sweep by the holder of the state's lock
 	// tells this live write from a dead one's leftovers.
-	if err := flock(tmp, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		if errors.Is(err, unix.EWOULDBLOCK) {
+	if err := privatefile.TryLock(tmp); err != nil {
+		if errors.Is(err, privatefile.ErrWouldBlock) {
 			return ErrBusy // swept and taken over in between
 		}
-		return &os.PathError{Op: "flock", Path: tmp.Name(), Err: err}
+		return err
 	}
 	if _, err := tmp.Write(b); err != nil {
 		return err
@@ -149,9 +152,6 @@ func (fl *File) Write(s *State) error {
 		return err
 	}
 	ok = true
-	if err := syncDir(dir); err != nil {
-		return err
-	}
 	if fl.f != nil {
 		fl.f.Close()
 	}
@@ -196,7 +196,7 @@ func (fl *File) sweep() {
 		if err != nil {
 			continue
 		}
-		if flock(f, unix.LOCK_EX|unix.LOCK_NB) == nil && same(f, p) {
+		if privatefile.TryLock(f) == nil && privatefile.Same(f, p) {
 			os.Remove(p)
 		}
 		f.Close()
@@ -204,10 +204,9 @@ func (fl *File) sweep() {
 }
 
 // Remove removes the state file, still holding its lock. Without a file it
-// does nothing. The directory is not synced: a power loss right after
-// may bring back the state written before the attempt, whose next
-// invocation then counts the attempt as unfinished, as for a crash during
-// it.
+// does nothing. Nothing is synced: a power loss right after may bring back
+// the state written before the attempt, whose next invocation then counts
+// the attempt as unfinished, as for a crash during it.
 func (fl *File) Remove() error {
 	if fl.f == nil {
 		return nil
@@ -248,90 +247,40 @@ func ReadFile(path string) (*State, error) {
 	return fl.Read()
 }
 
-// openChecked opens path for reading without following a symbolic link and
-// without blocking on a FIFO, and refuses anything but a regular file owned
-// by the effective user.
+// openChecked opens path for reading (privatefile.Open) and refuses,
+// with a *RefusedError, anything but a regular file owned by the effective
+// user. The path is looked at first, so that a socket is refused rather
+// than failing to open.
 func openChecked(path string) (*os.File, error) {
 	fi, err := os.Lstat(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := private(path, fi); err != nil {
+	if err := refused(privatefile.Check(path, fi)); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0)
+	f, err := privatefile.Open(path, os.O_RDONLY, 0)
 	if err != nil {
-		if errors.Is(err, unix.ELOOP) {
-			return nil, &RefusedError{path, "is a symbolic link; retry does not follow links for its state: give the file's real path"}
-		}
-		return nil, err
-	}
-	fi, err = f.Stat()
-	if err == nil {
-		err = private(path, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
+		return nil, refused(err)
 	}
 	return f, nil
 }
 
-// private refuses what is not a regular file owned by the effective user.
-func private(path string, fi os.FileInfo) error {
-	m := fi.Mode()
+// refused words a refusal of privatefile as a *RefusedError of a state
+// file; other errors pass unchanged.
+func refused(err error) error {
+	r, ok := privatefile.IsRefusal(err)
 	switch {
-	case m&os.ModeSymlink != 0:
-		return &RefusedError{path, "is a symbolic link; retry does not follow links for its state: give the file's real path"}
-	case m&os.ModeNamedPipe != 0:
-		return &RefusedError{path, "is a FIFO, not a state file: give the path of a regular file"}
-	case m.IsDir():
-		return &RefusedError{path, "is a directory: give the path of a file in it"}
-	case !m.IsRegular():
-		return &RefusedError{path, "is not a regular file: give the path of a regular file"}
-	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-		return &RefusedError{path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", st.Uid, os.Geteuid())}
-	}
-	return nil
-}
-
-// same reports whether path still names the inode f has open.
-func same(f *os.File, path string) bool {
-	a, err := f.Stat()
-	if err != nil {
-		return false
-	}
-	b, err := os.Lstat(path)
-	return err == nil && os.SameFile(a, b)
-}
-
-func flock(f *os.File, how int) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
+	case !ok:
 		return err
+	case r.Symlink:
+		return &RefusedError{r.Path, "is a symbolic link; retry does not follow links for its state: give the file's real path"}
+	case r.Kind == "a FIFO":
+		return &RefusedError{r.Path, "is a FIFO, not a state file: give the path of a regular file"}
+	case r.Dir:
+		return &RefusedError{r.Path, "is a directory: give the path of a file in it"}
+	case r.Kind != "":
+		return &RefusedError{r.Path, "is not a regular file: give the path of a regular file"}
 	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	return ferr
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
-		return err
-	}
-	return nil
+	return &RefusedError{r.Path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", r.Owner, r.Me)}
 }

@@ -141,9 +141,6 @@ type Config struct {
 	// MaxTime is the budget of the whole sequence from its first attempt;
 	// 0 is none.
 	MaxTime time.Duration
-	// FinalPoll lets the attempt planned exactly at the deadline run (the
-	// waiter's last poll).
-	FinalPoll bool
 	// Backoff and Rand plan the delay after an attempt that never finishes
 	// (Begin); nil Backoff plans none. Its cap (backoff.MaxDelay) is the
 	// sequence's max backoff.
@@ -187,8 +184,8 @@ const (
 // Check applies the current configuration to s at now and says what to do.
 // It may end the sequence: when the attempts made reach a lowered limit, or
 // when the time budget counted from the first attempt ran out before the
-// next attempt (a NextDue planned exactly at the deadline may still run
-// with FinalPoll). A terminal sequence stays as it is.
+// next attempt (no attempt starts at or past the deadline). A terminal
+// sequence stays as it is.
 func (s *State) Check(now time.Time, c Config) Verdict {
 	if s.Status.Terminal() {
 		return Ended
@@ -198,7 +195,7 @@ func (s *State) Check(now time.Time, c Config) Verdict {
 		s.end(GivenUp, s.Exit, fmt.Sprintf("max attempts exceeded (%d of %d made)", s.Attempts, c.MaxAttempts))
 		return Ended
 	}
-	if !s.Deadline.IsZero() && !now.Before(s.Deadline) && !(c.FinalPoll && !s.NextDue.Before(s.Deadline)) {
+	if !s.Deadline.IsZero() && !now.Before(s.Deadline) {
 		s.end(GivenUp, c.Exits.Deadline, fmt.Sprintf("time budget exceeded (--max-time %s since the first attempt)", FormatDuration(c.MaxTime)))
 		return Ended
 	}

@@ -324,21 +324,18 @@ func TestHistoryIsBounded(t *testing.T) {
 	})
 }
 
-// A waiter's last poll, planned exactly at the deadline, still runs when
-// the invocation comes at or after it (FinalPoll); other attempts do not.
-func TestFinalPollAtTheDeadline(t *testing.T) {
+// No attempt starts at or past the deadline, not even one planned exactly
+// at it: the invocation that comes then ends the sequence.
+func TestNoAttemptAtTheDeadline(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		for _, final := range []bool{true, false} {
-			cfg := durable.Config{Identity: id, MaxTime: 5 * time.Second, FinalPoll: final, Exits: durable.Exits{Deadline: 124}}
-			st := durable.New(cfg)
-			t0 := time.Now()
-			n := st.Begin(t0, cfg, 1)
-			st.Finish(t0.Add(2*time.Second), durable.Entry{Attempt: n, Start: t0, Directive: "retry (server-side)", ExitCode: -1, Delay: durable.Duration(3 * time.Second)}, durable.Scheduled, 124, "")
-			time.Sleep(5*time.Second + 300*time.Millisecond)
-			want := map[bool]durable.Verdict{true: durable.RunNow, false: durable.Ended}[final]
-			if v := st.Check(time.Now(), cfg); v != want {
-				t.Errorf("FinalPoll %v: verdict %d past the deadline, want %d", final, v, want)
-			}
+		cfg := durable.Config{Identity: id, MaxTime: 5 * time.Second, Exits: durable.Exits{Deadline: 124}}
+		st := durable.New(cfg)
+		t0 := time.Now()
+		n := st.Begin(t0, cfg, 1)
+		st.Finish(t0.Add(2*time.Second), durable.Entry{Attempt: n, Start: t0, Directive: "retry (server-side)", ExitCode: -1, Delay: durable.Duration(3 * time.Second)}, durable.Scheduled, 124, "")
+		time.Sleep(5 * time.Second)
+		if v := st.Check(time.Now(), cfg); v != durable.Ended || st.Exit != 124 {
+			t.Errorf("verdict %d, exit %d at the deadline, want %d, 124", v, st.Exit, durable.Ended)
 		}
 	})
 }

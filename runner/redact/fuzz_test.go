@@ -1,11 +1,13 @@
 package redact
 
 import (
+	"encoding/json"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzRedactURL: the password of a URL never survives URL, nor
@@ -101,3 +103,124 @@ var (
 	httpTokenRE   = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
 	headerValueRE = regexp.MustCompile(`^[^\x00-\x08\x0a-\x1f\x7f]*$`)
 )
+
+// FuzzRedactPairs: the value of a pair whose name is secret never
+// survives Text, in any of the forms a command's output, a failure body or
+// a log holds it — NAME=VALUE, NAME = VALUE, NAME: VALUE, "NAME": "VALUE",
+// "NAME": VALUE, 'NAME': 'VALUE', \"NAME\": \"VALUE\" — and nothing else is lost: the text
+// before and after it (on lines of their own, which Text leaves alone),
+// the name and the separator stay as they were, and only the value becomes
+// the placeholder. Argv hides it the same way in an argument.
+func FuzzRedactPairs(f *testing.F) {
+	f.Add("GITHUB_TOKEN", "S1xyz", uint8(0), "echo start", "done")
+	f.Add("api_token", "S2xyz", uint8(0), "", "")
+	f.Add("aws_secret_access_key", "S3xyz", uint8(1), "[default]", "region = eu-west-1")
+	f.Add("client_secret", "S4xyz", uint8(3), "{", "}")
+	f.Add("password", "SEKRET", uint8(2), "HTTP/1.1 401", "x: y")
+	f.Add("token", "12345", uint8(4), "{\"id\": 1,", "}")
+	f.Add("AWS_SESSION_TOKEN", "FwoGZXIvYXdzE", uint8(5), "export", "aws s3 ls")
+	f.Add("client_secret", "S4xyz", uint8(6), `echo "{`, `}"`)
+	f.Fuzz(func(t *testing.T, name, value string, form uint8, before, after string) {
+		if !isSecretName(name) || len(value) < 4 || value == Placeholder {
+			return
+		}
+		if strings.ContainsAny(value, " \t\r\n\v\f\"'\\&,;=}]") || value[0] == '-' || strings.IndexFunc(value, func(r rune) bool { return r < 0x20 || r == 0x7f || r == utf8.RuneError }) >= 0 {
+			return // not a value these forms hold whole
+		}
+		if strings.ContainsAny(before+after, "\n\r") || Text(before) != before || Text(after) != after {
+			return // the lines around must be ones Text leaves alone
+		}
+		var pair, masked string
+		switch form % 7 {
+		case 0, 1:
+			if !assignNameRE.MatchString(name) {
+				return
+			}
+			sep := "="
+			if form%7 == 1 {
+				sep = " = "
+			}
+			pair, masked = name+sep+value, name+sep+Placeholder
+		case 2:
+			if !httpTokenRE.MatchString(name) || name[0] == '-' || strings.ContainsAny(name, "'`") {
+				return
+			}
+			pair, masked = name+": "+value, name+": "+Placeholder
+		case 3:
+			if !jsonNameRE.MatchString(name) {
+				return
+			}
+			pair, masked = `"`+name+`": "`+value+`"`, `"`+name+`": "`+Placeholder+`"`
+		case 4:
+			if !jsonNameRE.MatchString(name) {
+				return
+			}
+			pair, masked = `"`+name+`":`+value, `"`+name+`":`+Placeholder
+		case 5:
+			if !jsonNameRE.MatchString(name) {
+				return
+			}
+			pair, masked = `'`+name+`': '`+value+`'`, `'`+name+`': '`+Placeholder+`'`
+		case 6:
+			if !jsonNameRE.MatchString(name) {
+				return
+			}
+			pair, masked = `\"`+name+`\": \"`+value+`\"`, `\"`+name+`\": \"`+Placeholder+`\"`
+		}
+		if strings.Contains(value, "://") || strings.HasPrefix(strings.ToLower(value), "bearer") || strings.HasPrefix(strings.ToLower(value), "basic") {
+			return // a URL or a credential of its own: redacted by those rules
+		}
+		want := before + "\n" + masked + "\n" + after
+		if strings.Contains(want, value) {
+			return // the value is also text that stays: finding it says nothing
+		}
+		in := before + "\n" + pair + "\n" + after
+		if got := Text(in); got != want {
+			t.Fatalf("Text(%q)\n = %q\nwant %q", in, got, want)
+		}
+		if form%7 == 0 {
+			if got := Argv([]string{before, pair, after}); got[1] != masked {
+				t.Fatalf("Argv kept %q: %q", pair, got[1])
+			}
+		}
+	})
+}
+
+var (
+	assignNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.-]*$`)
+	jsonNameRE   = regexp.MustCompile(`^[A-Za-z0-9_. -]+$`)
+)
+
+// FuzzRedactJSON: JSON keeps its structure (valid JSON, the same keys in
+// the same order) and the value of a secret key never survives, as a
+// string or a number, at any depth.
+func FuzzRedactJSON(f *testing.F) {
+	f.Add("client_secret", "S4xyz", "note", "GITHUB_TOKEN=S1")
+	f.Add("password", "SEKRET", "trace", "Bearer sekrit123")
+	f.Fuzz(func(t *testing.T, name, value, other, text string) {
+		if !isSecretName(name) || isSecretName(other) || len(value) < 4 || strings.Contains(name+other+Placeholder, value) || !utf8.ValidString(name) || !utf8.ValidString(value) || !utf8.ValidString(other) || !utf8.ValidString(text) {
+			return
+		}
+		in, _ := json.Marshal([]any{map[string]any{name: value, other: text}, map[string]any{"n": []any{map[string]any{name: 1234567}}}})
+		out := JSON(in)
+		if !json.Valid(out) {
+			t.Fatalf("JSON(%s) = %s: not JSON", in, out)
+		}
+		var v []map[string]any
+		if err := json.Unmarshal(out, &v); err != nil || len(v) != 2 {
+			t.Fatalf("JSON(%s) = %s: %v", in, out, err)
+		}
+		if v[0][name] != Placeholder {
+			t.Fatalf("JSON(%s) = %s: %q kept", in, out, name)
+		}
+		if _, ok := v[0][other]; !ok {
+			t.Fatalf("JSON(%s) = %s: key %q lost", in, out, other)
+		}
+		if got, want := v[0][other], Text(text); got != want && other != name {
+			t.Fatalf("JSON(%s) = %s: %q is %q, want Text's %q", in, out, other, got, want)
+		}
+		if strings.Contains(string(out), "1234567") {
+			t.Fatalf("JSON(%s) = %s: the secret number is kept", in, out)
+		}
+	})
+}

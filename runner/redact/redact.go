@@ -40,20 +40,33 @@ func IsSecretHeader(name string) bool {
 }
 
 // secretWords are the parts of a name that make a header, a query
-// parameter or a NAME=VALUE argument secret.
+// parameter, a NAME=VALUE pair or a JSON key secret.
 var secretWords = []string{"auth", "token", "key", "secret", "passw", "pwd", "signature", "session", "cookie", "credential"}
 
 // secretNames are short names that are secret whole: sig=…, pass=…, jwt=….
 var secretNames = map[string]bool{"sig": true, "pass": true, "jwt": true}
 
-// isSecretName reports whether a header, query parameter or variable name
-// (any case) looks like it holds a secret: it contains auth, token, key,
-// secret, passw, pwd, signature, session, cookie or credential, or it is
-// sig, pass or jwt. It errs on the side of hiding: Idempotency-Key and
-// monkey=1 are hidden too.
+// wellKnown are variables that hold secrets although no secret word is in
+// their names (a DSN or a webhook URL carries its credential in the URL's
+// path or user information). The usual ones are secret by their words
+// already: GITHUB_TOKEN, GH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
+// ACTIONS_RUNTIME_TOKEN, NPM_TOKEN, PGPASSWORD, MYSQL_PWD, VAULT_TOKEN.
+var wellKnown = map[string]bool{"sentry_dsn": true, "slack_webhook_url": true, "database_url": true, "dsn": true}
+
+// IsSecretName reports whether a variable, parameter or key name (any
+// case, leading dashes ignored) looks like it holds a secret: it contains
+// auth, token, key, secret, passw, pwd, signature, session, cookie or
+// credential (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, api_key, client_secret,
+// PGPASSWORD), or it is sig, pass, jwt, or a well-known variable whose
+// name says nothing (SENTRY_DSN, SLACK_WEBHOOK_URL, DATABASE_URL). It errs
+// on the side of hiding: Idempotency-Key and monkey=1 are hidden too. An
+// empty name is not secret.
+func IsSecretName(name string) bool { return isSecretName(name) }
+
+// isSecretName is IsSecretName.
 func isSecretName(name string) bool {
-	n := strings.ToLower(name)
-	if secretNames[n] {
+	n := strings.ToLower(strings.TrimLeft(name, "-"))
+	if secretNames[n] || wellKnown[n] {
 		return true
 	}
 	for _, w := range secretWords {
@@ -195,21 +208,60 @@ var headerLine = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
 })
 
-// assignment finds NAME=VALUE in an argument: --api-key=S, TOKEN=S.
+// assignment finds NAME=VALUE and NAME = VALUE (blanks around "=" on one
+// line): --api-key=S, GITHUB_TOKEN=S, aws_secret_access_key = S, a=1&token=S.
+// NAME follows the start, a blank, a quote or punctuation other than "-",
+// "." and "_" (which belong to names); the value is a quoted string on the
+// line or runs to a blank, a quote, "&", ";" or ",", and does not start
+// with "=" (NAME == VALUE is a comparison).
 var assignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[\s'"])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=([^\s"']*)`)
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_.\-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'&,;=][^\s"'&,;]*)`)
 })
 
-// Text hides the secrets in text that retry writes (a log line, an
-// error, a usage message): the user information and secret query
-// parameters of every URL in it (URL), "Bearer S" and "Basic S"
-// credentials, and the value of every "Name: value" header whose name is
-// secret (IsSecretHeader). Text without any of them is returned as is.
+// jsonKey finds a JSON (or Python) key and its scalar value on one line:
+// "client_secret": "S", 'password': 'S', "token": 12345.
+var jsonKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`)
+})
+
+// escapedJSONKey finds a JSON key and its string value escaped once more,
+// as a shell string or a JSON string holding JSON writes them:
+// \"client_secret\": \"S\".
+var escapedJSONKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`)
+})
+
+// privateKey finds the body of a PEM private key block.
+var privateKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`)
+})
+
+// Text hides the secrets in text that retry writes or repeats (a log line,
+// an error, a usage message, a command's output replayed, a failure body):
+// the user information and secret query parameters of every URL in it
+// (URL), "Bearer S" and "Basic S" credentials, the value of every
+// "Name: value" header or pair whose name is secret (IsSecretHeader), of
+// every NAME=VALUE and NAME = VALUE whose name is secret (IsSecretName:
+// GITHUB_TOKEN=S, api_token=S, aws_secret_access_key = S), of every JSON
+// key whose name is secret ("client_secret": "S" → "client_secret":
+// "REDACTED", quotes kept), and the body of a PEM private key. Only the
+// value goes: the name, the separator and the text around stay. Text
+// without any of them is returned as is.
 func Text(s string) string {
 	if strings.Contains(s, "://") {
 		s = urlToken().ReplaceAllStringFunc(s, URL)
 	}
-	s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	if strings.Contains(s, "PRIVATE KEY-----") {
+		s = privateKey().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
+	}
+	if mayHoldCredential(s) {
+		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+	}
+	if !mayNameSecret(s) {
+		// What is left hides values by their names: text that names no
+		// secret (most lines of a command's output) skips the regexps.
+		return s
+	}
 	if strings.IndexByte(s, ':') >= 0 {
 		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine().FindStringSubmatch(m)
@@ -218,30 +270,143 @@ func Text(s string) string {
 			}
 			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
 		})
+		if strings.ContainsAny(s, `"'`) {
+			s = jsonKey().ReplaceAllStringFunc(s, func(m string) string {
+				sub := jsonKey().FindStringSubmatch(m)
+				if !isSecretName(sub[1][1 : len(sub[1])-1]) {
+					return m
+				}
+				return sub[1] + sub[2] + maskValue(sub[3])
+			})
+		}
+		if strings.Contains(s, `\"`) {
+			s = escapedJSONKey().ReplaceAllStringFunc(s, func(m string) string {
+				sub := escapedJSONKey().FindStringSubmatch(m)
+				if !isSecretName(sub[1][2 : len(sub[1])-2]) {
+					return m
+				}
+				return sub[1] + sub[2] + `\"` + Placeholder + `\"`
+			})
+		}
+	}
+	if strings.IndexByte(s, '=') >= 0 {
+		s = assignments(s)
 	}
 	return s
 }
 
+// mayNameSecret reports whether s, lowercased, holds a secret word or
+// name (secretWords, secretNames, wellKnown): every name that isSecretName
+// or IsSecretHeader accepts does, so text without one has no value for
+// headerLine, jsonKey, escapedJSONKey or the assignments to hide.
+func mayNameSecret(s string) bool {
+	l := strings.ToLower(s)
+	for _, w := range secretWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	for _, names := range []map[string]bool{secretNames, wellKnown} {
+		for n := range names {
+			if strings.Contains(l, n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayHoldCredential reports whether s may hold a match of credential:
+// "bearer" or "basic" in any ASCII case, or any non-ASCII byte (the
+// regexp's case folding also matches 'ſ' for 's'). Most text (a command
+// line being described, a log line) then skips the regexp, and the run its
+// compilation.
+func mayHoldCredential(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] >= 0x80:
+			return true
+		case s[i]|0x20 == 'b' && i+5 <= len(s) && (strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer")):
+			return true
+		}
+	}
+	return false
+}
+
+// assignments hides the values of secret NAME=VALUE pairs in s, outside
+// URLs (URL hid their secret parameters already; "#k=v" after one stays).
+func assignments(s string) string {
+	ms := assignment().FindAllStringSubmatchIndex(s, -1)
+	if ms == nil {
+		return s
+	}
+	var urls [][]int
+	if strings.Contains(s, "://") {
+		urls = urlToken().FindAllStringIndex(s, -1)
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range ms {
+		name := s[m[4]:m[5]]
+		if !isSecretName(name) || inside(urls, m[4]) {
+			continue
+		}
+		b.WriteString(s[last:m[8]])
+		b.WriteString(maskValue(s[m[8]:m[9]]))
+		last = m[9]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// inside reports whether offset i is inside one of spans.
+func inside(spans [][]int, i int) bool {
+	for _, sp := range spans {
+		if sp[0] <= i && i < sp[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// maskValue is the placeholder in place of a value, in the value's quotes
+// when it has them.
+func maskValue(v string) string {
+	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		return v[:1] + Placeholder + v[:1]
+	}
+	if v == "\"\"" || v == "''" {
+		return v
+	}
+	return Placeholder
+}
+
 // Argv returns a copy of a command line with its secrets hidden, as
-// Text does for each argument, and also the value of every NAME=VALUE
-// whose name is secret (--api-key=S, GITHUB_TOKEN=S in a shell string).
+// Text does for each argument; a flag that is a whole --NAME=VALUE with a
+// secret name (--api-key=S, blanks in S or not) loses all of its value.
 func Argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
-		a = Text(a)
+		// Most arguments hold no "=": they skip the regexp (and its
+		// compilation at every start).
 		if strings.IndexByte(a, '=') >= 0 {
-			a = assignment().ReplaceAllStringFunc(a, func(m string) string {
-				sub := assignment().FindStringSubmatch(m)
-				if !isSecretName(strings.TrimLeft(sub[2], "-")) || sub[3] == "" {
-					return m
-				}
-				return sub[1] + sub[2] + "=" + Placeholder
-			})
+			if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
+				out[i] = m[1] + "=" + Placeholder
+				continue
+			}
 		}
-		out[i] = a
+		out[i] = Text(a)
 	}
 	return out
 }
+
+// wholeAssignment is an argument that is --NAME=VALUE whole.
+var wholeAssignment = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)^(-{1,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.+)$`)
+})
 
 // Error returns err with its URL redacted when it is a *url.Error
 // (net/http names the URL in its errors, user information included), along

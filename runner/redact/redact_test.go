@@ -1,10 +1,13 @@
 package redact
 
 import (
+	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -94,6 +97,22 @@ func TestRedactText(t *testing.T) {
 		{`"headers":"Private-Token: S\nX-Trace: ok"`, `"headers":"Private-Token: REDACTED\nX-Trace: ok"`},
 		{"retry: --idempotency-key: invalid", "retry: --idempotency-key: invalid"},
 		{"https://h/?sig=1;key=2;q=3", "https://h/?sig=REDACTED;key=REDACTED;q=3"},
+		// NAME=VALUE, NAME = VALUE, NAME: VALUE and JSON keys, as a
+		// command's output or a failure body holds them.
+		{"GITHUB_TOKEN=S1", "GITHUB_TOKEN=REDACTED"},
+		{"export api_token=S2 next", "export api_token=REDACTED next"},
+		{"aws_secret_access_key = S3", "aws_secret_access_key = REDACTED"},
+		{`{"client_secret": "S4", "id": "x"}`, `{"client_secret": "REDACTED", "id": "x"}`},
+		{`{"password":"SEKRET"}`, `{"password":"REDACTED"}`},
+		{`{'password': 'S', 'token': 12345}`, `{'password': 'REDACTED', 'token': REDACTED}`},
+		{"password: X", "password: REDACTED"},
+		{"a=1&token=S5;b=2", "a=1&token=REDACTED;b=2"},
+		{`PGPASSWORD="two words" psql`, `PGPASSWORD="REDACTED" psql`},
+		{"SENTRY_DSN=https://k@o.ingest/1", "SENTRY_DSN=REDACTED"},
+		{`echo "{\"client_secret\": \"S4\", \"id\": \"x\"}"`, `echo "{\"client_secret\": \"REDACTED\", \"id\": \"x\"}"`},
+		{"if token == nil", "if token == nil"},
+		{"page=2 retries=3", "page=2 retries=3"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIabc\n-----END RSA PRIVATE KEY-----", "-----BEGIN RSA PRIVATE KEY-----REDACTED-----END RSA PRIVATE KEY-----"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {
@@ -114,7 +133,7 @@ func TestRedactArgv(t *testing.T) {
 }
 
 func TestSecretNames(t *testing.T) {
-	for _, n := range []string{"X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+	for _, n := range []string{"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
 		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}
@@ -123,5 +142,90 @@ func TestSecretNames(t *testing.T) {
 		if isSecretName(n) {
 			t.Errorf("%s is secret", n)
 		}
+	}
+}
+
+// TestMayHoldCredential checks the pre-check that spares most text the
+// credential regexp: wherever the regexp would change a string, the
+// pre-check says it may hold a credential.
+func TestMayHoldCredential(t *testing.T) {
+	words := []string{"Bearer", "bearer", "BASIC", "Basic", "baSic", "baſic", "bearer\t", "basics", "x", " ", "\t", "abc.DEF-1~", "=", "ébasic", "b", "as", "ic"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		var b strings.Builder
+		for range r.IntN(6) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if credential().ReplaceAllString(s, "${1}${2}"+Placeholder) != s && !mayHoldCredential(s) {
+			t.Fatalf("%q: the regexp redacts it, the pre-check skips it", s)
+		}
+	}
+	for _, s := range []string{"/bin/true", "make test", "curl -H x https://example.com/a"} {
+		if mayHoldCredential(s) {
+			t.Errorf("%q: the pre-check does not skip it", s)
+		}
+	}
+}
+
+func TestRedactJSON(t *testing.T) {
+	type step struct {
+		Name  string
+		Value string
+		State int
+	}
+	trace, _ := json.Marshal(map[string]any{"trace": []step{{"--retry-header", "Bearer sekrit123", 2}}, "n": 1})
+	tests := []struct{ in, want string }{
+		{string(trace), `{"n":1,"trace":[{"Name":"--retry-header","Value":"Bearer REDACTED","State":2}]}`},
+		{`{"stdout_tail":"GITHUB_TOKEN=S1\napi_token=S2\n{\"client_secret\": \"S4\"}\n"}`,
+			`{"stdout_tail":"GITHUB_TOKEN=REDACTED\napi_token=REDACTED\n{\"client_secret\": \"REDACTED\"}\n"}`},
+		{`{"client_secret": "S4", "token": 12345, "ok": "yes", "x": {"password": ["kept as Text"]}}`,
+			`{"client_secret": "REDACTED", "token": "REDACTED", "ok": "yes", "x": {"password": ["kept as Text"]}}`},
+		{`{"a":"http://u:p@h/"}`, `{"a":"http://REDACTED@h/"}`},
+		{`[1,"x",{"k":null}]`, `[1,"x",{"k":null}]`},
+		{`not json token=S`, `not json token=REDACTED`},
+	}
+	for _, tt := range tests {
+		if got := string(JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("JSON(%s)\n = %s\nwant %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestMayNameSecret checks the pre-check that spares text naming no secret
+// the name-based regexps: Text with it gives what the regexps give.
+func TestMayNameSecret(t *testing.T) {
+	words := []string{"Authorization", "X-Trace", "token", "TOKEN", "api_key", "\u212aey", "sig", "JWT", "pass", "Sentry_DSN", "database_url",
+		"=", ": ", ":", " = ", "\"", "'", "\\\"", "\n", " ", "value", "name", "-", "--", "x", "{", "}", ",", "&", "level=info", "status=200"}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 30000 {
+		var b strings.Builder
+		for range r.IntN(8) {
+			b.WriteString(words[r.IntN(len(words))])
+		}
+		s := b.String()
+		if mayNameSecret(s) {
+			continue
+		}
+		got := headerLine().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine().FindStringSubmatch(m)
+			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
+				return m
+			}
+			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
+		})
+		if got != s || assignments(s) != s {
+			t.Fatalf("%q: a regexp redacts it, the pre-check skips it", s)
+		}
+		for _, re := range []func() *regexp.Regexp{jsonKey, escapedJSONKey} {
+			for _, m := range re().FindAllStringSubmatch(s, -1) {
+				if name := strings.Trim(m[1], `\"'`); isSecretName(name) {
+					t.Fatalf("%q: the key %q is secret, the pre-check skips it", s, name)
+				}
+			}
+		}
+	}
+	if mayNameSecret(`2026-11-23T04:00:00 level=info msg="request 1 done" alpha1 beta-7 status=200 bytes=13`) {
+		t.Error("a plain log line names a secret")
 	}
 }

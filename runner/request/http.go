@@ -97,6 +97,13 @@ type Config struct {
 	// Version goes into the User-Agent, "retry/<Version>"; "" sends
 	// "retry".
 	Version string
+	// HeaderTimeout bounds a call until its response headers (the connect,
+	// TLS, sending the request, and the server's wait): a call that stalls
+	// longer is stopped as one that timed out (runner.ErrAttemptTimeout:
+	// retry, timeout). The body, once the headers came, is not bounded by
+	// it. 0 means DefaultHeaderTimeout; a negative value, no bound of its
+	// own (the CLI's --attempt-timeout bounds the attempt instead).
+	HeaderTimeout time.Duration
 
 	// Now is the clock for Retry-After dates; nil is time.Now.
 	Now func() time.Time
@@ -104,6 +111,13 @@ type Config struct {
 	// crypto/rand.
 	Rand io.Reader
 }
+
+// DefaultHeaderTimeout bounds an HTTP call until its response headers when
+// nothing else does: a server that accepts and never answers, or a port
+// whose SYNs are dropped, would otherwise hold an attempt forever (or for
+// the kernel's connect limit). 60 seconds is botocore's read timeout: a
+// server slower than that to start its answer is treated as stuck.
+const DefaultHeaderTimeout = 60 * time.Second
 
 // HTTP is an attempt source that makes one HTTP request per attempt. Create
 // it with New and Close it after the run. It reuses connections between
@@ -140,6 +154,7 @@ type HTTP struct {
 	memory  int64 // MemoryFallback, or output.DefaultMemoryFallback
 	window  int
 	now     func() time.Time
+	headers time.Duration // HeaderTimeout, the default resolved; ≤ 0: none
 
 	client    *http.Client
 	transport *http.Transport
@@ -209,6 +224,7 @@ func New(cfg Config) (*HTTP, error) {
 		spill:   cfg.SpillThreshold,
 		window:  cfg.Window,
 		now:     cfg.Now,
+		headers: cfg.HeaderTimeout,
 	}
 	switch {
 	case h.spill == 0:
@@ -225,6 +241,9 @@ func New(cfg Config) (*HTTP, error) {
 	}
 	if h.memory <= 0 {
 		h.memory = output.DefaultMemoryFallback
+	}
+	if h.headers == 0 {
+		h.headers = DefaultHeaderTimeout
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -374,6 +393,15 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 		return res
 	}
 
+	// The call runs under its own context, which the header bound cancels
+	// (as a timeout) unless the headers came first.
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	headerTimer := (*time.Timer)(nil)
+	if h.headers > 0 {
+		headerTimer = time.AfterFunc(h.headers, func() { cancel(runner.ErrAttemptTimeout) })
+	}
+
 	var body io.Reader
 	if h.body != nil {
 		body = bytes.NewReader(h.body)
@@ -388,6 +416,9 @@ func (h *HTTP) Attempt(ctx context.Context, n, max int) *runner.Result {
 	req.Host = h.host
 
 	resp, err := h.client.Do(req)
+	if headerTimer != nil {
+		headerTimer.Stop()
+	}
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()

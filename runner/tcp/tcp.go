@@ -16,13 +16,28 @@ import (
 	"github.com/retry-dev/retry/runner"
 )
 
+// DefaultConnectTimeout bounds a connect when nothing else does: a port
+// whose SYNs are dropped (a firewall, a host that is gone) would otherwise
+// hold an attempt for the kernel's own limit, about two minutes on Linux.
+// A connect on a network that answers takes milliseconds; 10 seconds let the
+// kernel resend a lost SYN three times.
+const DefaultConnectTimeout = 10 * time.Second
+
 // Source connects to Address at every attempt and closes the connection
 // at once. Build it with New.
 type Source struct {
 	// Address is HOST:PORT as given; the host is resolved at every attempt,
 	// so a DNS record that appears later is found.
 	Address string
-	dialer  net.Dialer
+	// ConnectTimeout bounds each connect, name resolution included; a
+	// connect that takes longer is stopped as one that timed out
+	// (runner.ErrAttemptTimeout: retry, timeout). 0 means
+	// DefaultConnectTimeout; a negative value, no bound of its own (the
+	// CLI's --attempt-timeout bounds the attempt instead).
+	ConnectTimeout time.Duration
+	dialer         net.Dialer
+	// dial connects; nil is dialer.DialContext. Tests replace it.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // New validates addr (HOST:PORT, [IPv6]:PORT; HOST not empty, PORT a
@@ -45,7 +60,8 @@ func New(addr string) (*Source, error) {
 // attempt (Kind TCPAttempt, no error). A refused, reset or unreachable connect
 // and a DNS failure (the name may not exist yet) are transient errors, which
 // the fallbacks retry on the client side; a connect stopped by ctx (the
-// attempt timeout, the deadline, a signal) has Stopped set to the cause.
+// attempt timeout, the deadline, a signal) or by ConnectTimeout
+// (runner.ErrAttemptTimeout) has Stopped set to the cause.
 func (s *Source) Attempt(ctx context.Context, n, max int) *runner.Result {
 	a := &acceptor.Attempt{Number: n, Kind: acceptor.TCPAttempt}
 	res := &runner.Result{Attempt: a}
@@ -54,7 +70,20 @@ func (s *Source) Attempt(ctx context.Context, n, max int) *runner.Result {
 		a.Failed, a.Skipped, a.Err = true, true, res.Stopped
 		return res
 	}
-	c, err := s.dialer.DialContext(ctx, "tcp", s.Address)
+	bound := s.ConnectTimeout
+	if bound == 0 {
+		bound = DefaultConnectTimeout
+	}
+	if bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, bound, runner.ErrAttemptTimeout)
+		defer cancel()
+	}
+	dial := s.dial
+	if dial == nil {
+		dial = s.dialer.DialContext
+	}
+	c, err := dial(ctx, "tcp", s.Address)
 	if err == nil {
 		res.Exchange = &runner.Exchange{Connected: c.RemoteAddr().String()}
 		c.Close()

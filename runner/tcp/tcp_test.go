@@ -2,11 +2,15 @@ package tcp
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/runner"
 )
 
 func TestNewAcceptsHostPort(t *testing.T) {
@@ -65,4 +69,47 @@ func FuzzNew(f *testing.F) {
 			t.Fatalf("New(%q) accepted: host %q port %q, %v", addr, host, port, err)
 		}
 	})
+}
+
+// A connect that never completes (SYNs dropped) is stopped at
+// DefaultConnectTimeout as a timed-out attempt, ConnectTimeout sets
+// another bound, and a negative one leaves the bound to the context.
+func TestConnectTimeout(t *testing.T) {
+	hang := func(ctx context.Context, _, _ string) (net.Conn, error) {
+		<-ctx.Done()
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: ctx.Err()}
+	}
+	cases := []struct {
+		name    string
+		timeout time.Duration
+		ctx     time.Duration // the attempt's own timeout, 0: none
+		want    time.Duration
+	}{
+		{"default", 0, 0, DefaultConnectTimeout},
+		{"set", 3 * time.Second, 0, 3 * time.Second},
+		{"attempt timeout shorter", 0, 2 * time.Second, 2 * time.Second},
+		{"none of its own", -1, time.Minute, time.Minute},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				s, _ := New("127.0.0.1:9")
+				s.ConnectTimeout, s.dial = c.timeout, hang
+				ctx := context.Background()
+				if c.ctx > 0 {
+					var cancel context.CancelFunc
+					ctx, cancel = context.WithTimeoutCause(ctx, c.ctx, runner.ErrAttemptTimeout)
+					defer cancel()
+				}
+				start := time.Now()
+				r := s.Attempt(ctx, 1, 0)
+				if got := time.Since(start); got != c.want {
+					t.Errorf("the connect took %v, want %v", got, c.want)
+				}
+				if !errors.Is(r.Stopped, runner.ErrAttemptTimeout) || !r.Attempt.Failed {
+					t.Errorf("stopped %v, failed %v; want a timed-out attempt", r.Stopped, r.Attempt.Failed)
+				}
+			})
+		})
+	}
 }

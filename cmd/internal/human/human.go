@@ -97,6 +97,33 @@ func DecidedBy(d acceptor.Decision) string {
 	return "no acceptor matched"
 }
 
+// AcceptorLabel is how people read the acceptor a record names (a state
+// file's, a report's): the fallback's decision is "no acceptor matched",
+// as in the log and the CI summary; an acceptor's name is itself.
+func AcceptorLabel(name string) string {
+	if name == acceptor.FromFallback.String() {
+		return "no acceptor matched"
+	}
+	return name
+}
+
+// Waiting reports whether d is an acceptor's retry state in a wait (a
+// waiter's "table not there yet", --retry-status 404): the resource is not
+// ready, which is what waiting is, not a server's error.
+func Waiting(wait bool, d acceptor.Decision) bool {
+	return wait && d.Source == acceptor.FromAcceptor && d.Directive == acceptor.RetryServer
+}
+
+// DirectiveText is how the log names d's directive: "not yet" for an
+// acceptor's retry state in a wait (Waiting), else the directive
+// ("retry (server-side)", "failure").
+func DirectiveText(wait bool, d acceptor.Decision) string {
+	if Waiting(wait, d) {
+		return "not yet"
+	}
+	return d.Directive.String()
+}
+
 // NotYet reports whether r is a wait's poll that no acceptor decided: a
 // successful attempt the fallback polls again. The log calls it "not yet".
 func NotYet(wait bool, r *runner.Record) bool {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/bucket/redis"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 )
@@ -80,7 +81,7 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		if err != nil {
 			return nil, exit.Usagef("--scope: %v", err)
 		}
-		s, err := bucket.OpenScope(dir, o.Retry.Scope, bucket.ScopeOptions{Reserve: reserve, Now: now})
+		s, err := file.OpenScope(dir, o.Retry.Scope, file.ScopeOptions{Reserve: reserve, Now: now})
 		if err != nil {
 			return nil, exit.Usagef("--scope %s: %v", o.Retry.Scope, err)
 		}
@@ -102,9 +103,9 @@ func ScopeNameError(what, name string) error {
 		return nil
 	}
 	if name == "" {
-		return exit.Usagef("%s: empty scope name; want a NAME without '/', '\\' or NUL", what)
+		return exit.Usagef("%s: empty scope name; want a NAME other than . and .., without '/', '\\', NUL or control characters", what)
 	}
-	return exit.Usagef("%s: %q: a scope NAME cannot hold '/', '\\' or NUL", what, name)
+	return exit.Usagef("%s: %q: a scope NAME cannot be . or .., nor hold '/', '\\', NUL or control characters (a newline)", what, name)
 }
 
 // redactStoreError makes sure an error names the store by its redacted

@@ -2,7 +2,6 @@ package plan
 
 import (
 	"math/rand/v2"
-	"os"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -11,6 +10,7 @@ import (
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -35,7 +35,7 @@ type Plan struct {
 	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
 	// the run.
 	MaxTime time.Duration
-	LogFile *os.File // --log-file, nil for stderr
+	LogFile *writepolicy.Stream // --log-file (the write policy's), nil for stderr
 	// Warn reports a problem during the run (a failing scope store),
 	// through the log once it exists; cmd sets it.
 	Warn   func(format string, args ...any)
@@ -92,7 +92,7 @@ func Build(o *Options) (_ *Plan, err error) {
 	}
 
 	attempts, maxTime := o.limits(waiter)
-	bo, throttle, finalGrace, err := o.backoff(waiter)
+	bo, throttle, err := o.backoff(waiter)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,6 @@ func Build(o *Options) (_ *Plan, err error) {
 		MaxAttempts:     attempts,
 		MaxTime:         maxTime,
 		AttemptTimeout:  o.Budget.AttemptTimeout,
-		FinalGrace:      finalGrace,
 		Chain:           chain,
 		Backoff:         bo,
 		ThrottleBackoff: throttle,
@@ -156,14 +155,16 @@ func Build(o *Options) (_ *Plan, err error) {
 	}
 	if o.Output.Report != "" {
 		// Found out now, not after the command ran.
-		if err := checkReportWritable(o.Output.Report); err != nil {
+		if err := writepolicy.Check(o.Output.Report); err != nil {
 			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
 		}
 	}
 	if o.Output.LogFile != "" {
 		// Last: a command line refused for another reason leaves the file
 		// as it was.
-		f, err := os.OpenFile(o.Output.LogFile, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		// A FIFO without a reader does not block here: the write policy
+		// opens it in the background, and signals are handled meanwhile.
+		f, err := writepolicy.Open(o.Output.LogFile)
 		if err != nil {
 			return nil, exit.Usagef("--log-file: %v", err)
 		}

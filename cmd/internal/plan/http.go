@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/version"
@@ -36,6 +37,7 @@ func (o *Options) httpSource(p *Plan) error {
 		IdempotencyKey: o.Net.IdempotencyKey,
 		MaxOutput:      o.Output.MaxOutput,
 		Version:        version.Version(),
+		HeaderTimeout:  headerTimeout(o.Budget.AttemptTimeout),
 	})
 	if err != nil {
 		var ce *request.ConfigError
@@ -51,6 +53,16 @@ func (o *Options) httpSource(p *Plan) error {
 	closeBudget := p.Close
 	p.Close = func() { src.Close(); closeBudget() }
 	return nil
+}
+
+// headerTimeout is the bound of a call until its response headers:
+// request.DefaultHeaderTimeout, unless --attempt-timeout bounds each
+// attempt instead (-1: none of its own).
+func headerTimeout(attemptTimeout time.Duration) time.Duration {
+	if attemptTimeout > 0 {
+		return -1
+	}
+	return 0
 }
 
 // parseHeaders parses request headers written "Name: value" (curl -H). The

@@ -54,7 +54,6 @@ func DurableConfig(o *Options, p *Plan) durable.Config {
 		Command:     p.Describe,
 		MaxAttempts: p.Strategy.MaxAttempts,
 		MaxTime:     p.Strategy.MaxTime,
-		FinalPoll:   p.Strategy.FinalGrace > 0,
 		Backoff:     p.Strategy.Backoff,
 		Rand:        p.Strategy.Rand,
 		Exits:       durable.Exits{Deadline: exit.Timeout, Unfinished: unfinished},

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -100,34 +99,6 @@ func fileKind(m os.FileMode) string {
 	return "not a regular file"
 }
 
-// checkReportWritable makes sure --report FILE can be written before the
-// first attempt runs: the report is written atomically through FILE.tmp in
-// the same directory, so that is what is tried (and removed).
-func checkReportWritable(file string) error {
-	if fi, err := os.Stat(file); err == nil && fi.IsDir() {
-		return fmt.Errorf("%s is a directory; want a file to write", file)
-	}
-	tmp := file + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		f, err = os.OpenFile(tmp, os.O_WRONLY, 0o600)
-		if err == nil {
-			f.Close()
-			return nil
-		}
-	}
-	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return fmt.Errorf("cannot write %s in %s: %v", filepath.Base(file), filepath.Dir(file), err)
-	}
-	f.Close()
-	os.Remove(tmp)
-	return nil
-}
-
 // sizeValue is a flag holding a size in bytes: 1048576, 512K, 10M, 1.5GiB
 // (K, M, G, T with or without "iB"; all binary, as `head -c` counts).
 type sizeValue struct{ p *int64 }
@@ -152,6 +123,10 @@ func (v sizeValue) Set(s string) error {
 // with a unit), then an optional unit B, K, M, G, T, KB…TB or KiB…TiB (any
 // case, all powers of 1024). It refuses negative, non-finite and overflowing
 // sizes.
+//
+// Written here rather than taken from github.com/docker/go-units: its
+// RAMInBytes reads the same binary units, but it is a module for forty
+// lines, and --max-output's refusal must say what the flag accepts.
 func ParseSize(s string) (int64, error) {
 	bad := errors.New("want a size like 1048576, 512K, 10M or 1GiB")
 	t := strings.TrimSpace(s)

@@ -1,11 +1,6 @@
 package plan
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestParseSize(t *testing.T) {
 	for in, want := range map[string]int64{
@@ -19,21 +14,5 @@ func TestParseSize(t *testing.T) {
 		if _, err := ParseSize(in); err == nil {
 			t.Errorf("ParseSize(%q) accepted", in)
 		}
-	}
-}
-
-func TestCheckReportWritable(t *testing.T) {
-	dir := t.TempDir()
-	if err := checkReportWritable(filepath.Join(dir, "r.json")); err != nil {
-		t.Errorf("a writable directory: %v", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "r.json.tmp")); !os.IsNotExist(err) {
-		t.Errorf("the probe file was left behind")
-	}
-	if err := checkReportWritable(filepath.Join(dir, "missing", "r.json")); err == nil || !strings.Contains(err.Error(), "no such file or directory") {
-		t.Errorf("a missing directory: %v", err)
-	}
-	if err := checkReportWritable(dir); err == nil || !strings.Contains(err.Error(), "is a directory") {
-		t.Errorf("a directory: %v", err)
 	}
 }

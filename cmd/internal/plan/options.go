@@ -107,8 +107,11 @@ type Process struct {
 	Shell      bool
 	ShellPath  string
 	Foreground bool
-	KillAfter  time.Duration
-	OnRetry    string
+	// SuperviseEarly starts the supervisor before the first attempt
+	// (command.Command.SuperviseEarly).
+	SuperviseEarly bool
+	KillAfter      time.Duration
+	OnRetry        string
 }
 
 // Net is an attempt that is an HTTP call (--url) or a TCP connect (--tcp).
@@ -155,9 +158,9 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.SortFlags = false
 	fs.VarP(countValue{&o.Budget.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
 	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
-	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout)")
+	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout). Without it a --tcp connect has 10s and a --url call 60s until its response headers")
 	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
-	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` across invocations (cron): at most one attempt per invocation, exit 75 until due")
+	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` (or redis://…/KEY, shared by machines) across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
 	fs.VarP(durationValue{&o.Delay.Base}, "delay", "d", "base delay")
@@ -199,6 +202,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Process.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.Process.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
 	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
+	fs.BoolVar(&o.Process.SuperviseEarly, "supervise-early", false, "Linux: start the supervisor that ends the attempts' processes when retry is killed (SIGKILL) before the first attempt, not after 50ms of one")
 
 	fs.StringVar(&o.Net.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
 	fs.StringVar(&o.Net.URL, "url", "", "make an HTTP call to `URL` instead of running a command")

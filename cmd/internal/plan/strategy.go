@@ -13,8 +13,8 @@ import (
 )
 
 // backoff builds the backoff for ordinary retries and the one for
-// throttling retries, and the waiter's final-poll grace.
-func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, grace time.Duration, err error) {
+// throttling retries.
+func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, err error) {
 	kind, delay, maxDelay, jitter := o.Delay.Backoff, o.Delay.Base, o.Delay.Max, o.Delay.Jitter
 	if w != nil && !o.Given("backoff") {
 		if w.Smithy {
@@ -59,21 +59,17 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, g
 	}
 	strategy, ok := backoff.Lookup(kind)
 	if !ok { // the flag accepts only the table's words; a waiter model names one of them
-		return nil, nil, 0, exit.Usagef("--backoff: %q: want one of %s", kind, strings.Join(backoff.Names(), ", "))
+		return nil, nil, exit.Usagef("--backoff: %q: want one of %s", kind, strings.Join(backoff.Names(), ", "))
 	}
 	params := backoff.Params{Base: delay, Max: maxDelay, Multiplier: o.Delay.Multiplier}
 	if strategy.Waiter {
 		// --delay 0: the Smithy formula degenerates to no delay at all.
-		grace := o.Budget.AttemptTimeout
-		if grace == 0 {
-			grace = delay
-		}
-		return strategy.New(params, backoff.None), nil, grace, nil
+		return strategy.New(params, backoff.None), nil, nil
 	}
 	j := strategy.DefaultJitter
 	if jitter != "" {
 		if j, err = backoff.ParseJitter(jitter); err != nil {
-			return nil, nil, 0, exit.Usagef("--jitter: %q: %v", jitter, err)
+			return nil, nil, exit.Usagef("--jitter: %q: %v", jitter, err)
 		}
 	}
 	base := func(d time.Duration) backoff.Backoff {
@@ -89,9 +85,9 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, g
 		// the limiter's fleet start, bench/storm.sh's 50 clients against a
 		// service admitting 10 req/s are all done in 5.5–6.2s, medians,
 		// instead of 7.6s). An explicit --throttle-delay still wins.
-		return base(delay), nil, 0, nil
+		return base(delay), nil, nil
 	}
-	return base(delay), base(max(delay, o.Delay.Throttle)), 0, nil
+	return base(delay), base(max(delay, o.Delay.Throttle)), nil
 }
 
 // chain builds the acceptor chain: flags in command-line order, then the

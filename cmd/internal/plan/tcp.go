@@ -15,6 +15,9 @@ func (o *Options) tcpSource(p *Plan) error {
 	if err != nil {
 		return exit.Usagef("--tcp: %v", err)
 	}
+	if o.Budget.AttemptTimeout > 0 {
+		src.ConnectTimeout = -1 // --attempt-timeout bounds each connect instead
+	}
 	p.Strategy.Chain.Fallback = acceptor.ConnectFallback
 	p.HTTP = true // no exit status of its own: a run that fails exits 1
 	p.Describe = []string{"tcp", o.Net.TCP}

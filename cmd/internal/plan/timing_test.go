@@ -239,3 +239,36 @@ func TestReadinessDelays(t *testing.T) {
 		devnull.Close()
 	}
 }
+
+// TestKubernetesWaiterDelays: a k8s: waiter polls 1s after the first
+// attempt, then with the Smithy formula capped at 5s, within wait's
+// --max-time; -d and --max-delay override both. The attempts fail as
+// kubectl does when the API server is unavailable, which a wait polls
+// again with the waiter's timing.
+func TestKubernetesWaiterDelays(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want []time.Duration
+	}{
+		{[]string{"-n", "7", "--waiter", "k8s:pod-ready"}, seconds(0, 1, 3, 7, 12, 17, 22)},
+		{[]string{"-n", "5", "--waiter", "k8s:PodReady", "-d", "2s", "--max-delay", "3s"}, seconds(0, 2, 5, 8, 11)},
+	} {
+		p := planFor(t, true, tt.args...)
+		if p.MaxTime != 10*time.Minute {
+			t.Errorf("%q: --max-time %s, want wait's 10m", tt.args, p.MaxTime)
+		}
+		p.Strategy.Rand = highRand{}
+		var starts []time.Duration
+		synctest.Test(t, func(t *testing.T) {
+			start := time.Now()
+			src := runner.SourceFunc(func(ctx context.Context, n, max int) *runner.Result {
+				starts = append(starts, time.Since(start))
+				return &runner.Result{Attempt: &acceptor.Attempt{ExitCode: 1, Failed: true, ErrorCode: "ServiceUnavailable"}}
+			})
+			p.Strategy.Run(context.Background(), src)
+		})
+		if !equalDurations(starts, tt.want) {
+			t.Errorf("%q: attempts at %v, want %v", tt.args, starts, tt.want)
+		}
+	}
+}

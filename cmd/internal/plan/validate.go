@@ -134,10 +134,10 @@ func (o *Options) contradictions() error {
 			}
 		}
 	}
-	// A RETRY_SHELL_PATH default names the shell for the runs that ask for
-	// --shell; only a --shell-path on the command line needs --shell.
-	if o.Given("shell-path") && !o.fromEnv["shell-path"] && !o.Process.Shell {
-		return exit.Usagef("--shell-path needs --shell: it names the shell that runs the --shell 'STRING'")
+	// --shell-path, given on the command line or as RETRY_SHELL_PATH, names
+	// the shell of --shell: without it, it would silently do nothing.
+	if o.Given("shell-path") && !o.Process.Shell {
+		return exit.Usagef("%s needs --shell: it names the shell that runs the --shell 'STRING'", o.flagName("shell-path"))
 	}
 	if o.Given("max-delay") && o.Given("delay") && o.Delay.Max < o.Delay.Base {
 		return exit.Usagef("%s %s is below %s %s: the cap must be at least the base delay", o.flagName("max-delay"), human.Duration(o.Delay.Max), o.flagName("delay"), human.Duration(o.Delay.Base))

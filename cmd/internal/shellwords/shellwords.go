@@ -8,22 +8,29 @@ import (
 	"strings"
 )
 
-// shellHint ends every Split refusal.
+// shellHint ends every Split refusal of an operator or an expansion.
 const shellHint = "use --shell to run it with /bin/sh"
+
+// globHint ends the refusal of a wildcard or a tilde, which quoting keeps
+// literal.
+const globHint = "use --shell, or quote it"
 
 // Split splits one command string into argv by the POSIX shell's
 // word rules, without a shell: blanks separate words; 'single quotes' keep
 // everything literally; "double quotes" keep everything but a backslash
 // before $ ` " \ or a newline; an unquoted backslash keeps the next
 // character (a backslash-newline joins lines); ” or "" is an empty word.
-// Nothing is expanded: no variables, globs (* ? [ stay literal) or ~.
+// Nothing is expanded: no variables, globs or ~.
 //
 // What only a shell can do is refused with an error that says so and hints
 // at --shell: the operators ; & && | || < > ( ) and an unquoted newline,
 // command substitution (` and $( outside single quotes), variable and
 // parameter expansion ($NAME, ${…}, $1, $?, … outside single quotes), and
 // comments (a word starting with #), bash's $'…' quotes, and environment
-// assignments before the command (NAME=value cmd). An empty or blank string, and an
+// assignments before the command (NAME=value cmd), and the unquoted
+// wildcards * ? [ and a ~ starting a word (a shell would expand them; the
+// command would get them literally and, say, delete nothing): quoted or
+// escaped, they stay literal. An empty or blank string, and an
 // unterminated quote, are errors too.
 //
 // It is stricter than github.com/mattn/go-shellwords on purpose: that
@@ -134,6 +141,13 @@ func Split(s string) ([]string, error) {
 				}
 				word.WriteByte(c)
 			}
+		case '*', '?', '[':
+			return nil, fmt.Errorf("command string %q has an unquoted wildcard (%c), which only a shell expands: %s", s, ch, globHint)
+		case '~':
+			if !have {
+				return nil, fmt.Errorf("command string %q has a ~ starting a word, which only a shell expands: %s", s, globHint)
+			}
+			word.WriteByte(ch)
 		default:
 			word.WriteByte(ch)
 			have = true

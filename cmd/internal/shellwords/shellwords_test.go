@@ -29,10 +29,10 @@ func TestSplitCommand(t *testing.T) {
 		{`echo ';' "&&" '|' "<>" '$(x)' '\x60'`, []string{"echo", ";", "&&", "|", "<>", "$(x)", `\x60`}},
 		{`echo $ a$ "$" $/ 100$`, []string{"echo", "$", "a$", "$", "$/", "100$"}},
 		{`echo a#b`, []string{"echo", "a#b"}},
-		{`echo *.txt ~ [x] ?`, []string{"echo", "*.txt", "~", "[x]", "?"}}, // no globbing, no ~
+		{`echo '*.txt' "~" \[x] '?' a~ ''~`, []string{"echo", "*.txt", "~", "[x]", "?", "a~", "~"}}, // quoted: literal, no globbing, no ~
 		{`env A=1 cmd`, []string{"env", "A=1", "cmd"}},
 		{`'A=1' cmd`, []string{"A=1", "cmd"}},
-		{`curl -H "Authorization: Bearer x" https://h/p?q=1`, []string{"curl", "-H", "Authorization: Bearer x", "https://h/p?q=1"}},
+		{`curl -H "Authorization: Bearer x" "https://h/p?q=1"`, []string{"curl", "-H", "Authorization: Bearer x", "https://h/p?q=1"}},
 		{`trailing\`, []string{`trailing\`}},
 		{"echo 'multi\nline'", []string{"echo", "multi\nline"}},
 		{`echo "a` + "\t" + `b"`, []string{"echo", "a\tb"}},
@@ -87,6 +87,21 @@ func TestSplitCommandRefuses(t *testing.T) {
 	}
 }
 
+// Unquoted wildcards and a ~ starting a word are refused, with the hint
+// that quoting keeps them literal.
+func TestSplitCommandRefusesGlobs(t *testing.T) {
+	for _, in := range []string{"rm -f logs/*.log", "ls ~", "ls ~/x", "cat a?", "ls [ab]", "[ -f x ]", "curl https://h/p?q=1", `echo "x"*`} {
+		got, err := Split(in)
+		if err == nil {
+			t.Errorf("Split(%q) = %q, want an error", in, got)
+			continue
+		}
+		if msg := err.Error(); !strings.HasSuffix(msg, "use --shell, or quote it") {
+			t.Errorf("Split(%q): %q, want the hint to quote", in, msg)
+		}
+	}
+}
+
 func TestSplitCommandErrors(t *testing.T) {
 	for _, in := range []string{"", "   ", "\t", `echo 'open`, `echo "open`, `echo "a\"`} {
 		if got, err := Split(in); err == nil {
@@ -128,8 +143,8 @@ func FuzzSplitCommand(f *testing.F) {
 		if !ok {
 			return
 		}
-		if err != nil && strings.Contains(err.Error(), "newline outside quotes") {
-			return // refused on purpose: a newline separates commands
+		if err != nil && (strings.Contains(err.Error(), "newline outside quotes") || strings.Contains(err.Error(), "unquoted wildcard")) {
+			return // refused on purpose: a newline separates commands, a wildcard would be expanded
 		}
 		if err != nil {
 			t.Fatalf("Split(%q) refused a simple command the shell reads as %q: %v", s, want, err)

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
 )
@@ -163,7 +163,7 @@ func (c *CI) after(e runner.Event) {
 		// A retried attempt is a warning; a wait's poll that is merely not
 		// done yet is what waiting is, and no warning; nor is a success that
 		// --consecutive follows with another attempt.
-		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && r.Decision.Directive.IsRetry() {
+		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && !human.Waiting(c.cfg.Wait, r.Decision) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
 			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(msg)))
 		}
@@ -203,7 +203,11 @@ func ciEndMessage(out *runner.Outcome) string {
 // Finish writes the step outputs and the summary table (GitHub), once the
 // exit status is known. Problems writing them are warnings: the run's exit
 // status stays the run's.
-func (c *CI) Finish(command string, out *runner.Outcome, code int) {
+//
+// The files are appended to by the write policy (a symbolic link followed,
+// a FIFO written through); waiting for a FIFO's reader ends when done is
+// closed. The summary is redacted: it repeats what attempts said.
+func (c *CI) Finish(command string, out *runner.Outcome, code int, done <-chan struct{}) {
 	if c == nil || c.cfg.System != CIGitHub {
 		return
 	}
@@ -216,12 +220,12 @@ func (c *CI) Finish(command string, out *runner.Outcome, code int) {
 		} {
 			writeOutput(&b, kv[0], kv[1])
 		}
-		if err := appendFile(path, b.String()); err != nil {
+		if err := writepolicy.Append(path, []byte(b.String()), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_OUTPUT: %v", err)
 		}
 	}
 	if path := c.cfg.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := appendFile(path, stepSummary(command, out, code, c.notYet)); err != nil {
+		if err := writepolicy.Append(path, []byte(redact.Text(stepSummary(command, out, code, c.cfg.Wait, c.notYet))), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
@@ -238,29 +242,35 @@ func writeOutput(b *strings.Builder, name, value string) {
 
 // stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
 // A wait's poll that is not done yet says so, with the value it saw.
-func stepSummary(command string, out *runner.Outcome, code int, notYet func(*runner.Record) bool) string {
+func stepSummary(command string, out *runner.Outcome, code int, wait bool, notYet func(*runner.Record) bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", command, out.End, human.Plural(human.AttemptCount(out), "attempt"), code)
-	b.WriteString("| attempt | duration | status | directive | reason | delay |\n")
+	// Columns: the attempt's result (exit status, HTTP status, error), the
+	// directive with its reason ("retry (server-side)"), and who decided
+	// it (an acceptor, "no acceptor matched", what stopped the attempt).
+	b.WriteString("| attempt | duration | result | directive | decided by | delay |\n")
 	b.WriteString("|---:|---:|---|---|---|---:|\n")
 	for i := range out.Attempts {
 		r := &out.Attempts[i]
-		directive, reason := "stopped", ""
+		directive, decidedBy := "stopped", ""
 		switch {
 		case notYet(r):
-			directive, reason = "not yet", r.Decision.Pending()
+			directive, decidedBy = "not yet", "no acceptor matched"
+			if p := r.Decision.Pending(); p != "" {
+				decidedBy += ": " + p
+			}
 		case r.Decision.Directive != acceptor.NoDecision:
-			directive = r.Decision.Directive.String()
-			reason = human.DecidedBy(r.Decision)
+			directive = human.DirectiveText(wait, r.Decision)
+			decidedBy = human.DecidedBy(r.Decision)
 		case r.Result.Stopped != nil:
-			reason = r.Result.Stopped.Error()
+			decidedBy = r.Result.Stopped.Error()
 		}
 		delay := "–"
 		if r.Retried {
 			delay = human.Duration(r.Delay)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s | %s |\n", r.Number, human.Duration(r.Duration),
-			markdownCell(human.Result(r)), markdownCell(directive), markdownCell(reason), delay)
+			markdownCell(human.Result(r)), markdownCell(directive), markdownCell(decidedBy), delay)
 	}
 	b.WriteString("\n")
 	return b.String()
@@ -274,18 +284,6 @@ func markdownCell(s string) string {
 		"\\", "\\\\", "|", "\\|", "`", "\\`", "*", "\\*", "_", "\\_", "[", "\\[", "]", "\\]",
 		"<", "&lt;", ">", "&gt;", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ")
 	return r.Replace(s)
-}
-
-func appendFile(path, s string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(s); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // escapeData escapes a workflow command's message as the GitHub runner

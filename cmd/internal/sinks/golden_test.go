@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -32,6 +35,10 @@ func recordedRun() []runner.Event {
 			Delay:    time.Second, Retried: true}
 	}
 	r1, r2 := fail(1, 0, "https://alice:hunter2@db.example"), fail(2, 1120*time.Millisecond, "")
+	// What the failed attempts wrote: the second without a final newline,
+	// with a password that the echo policy hides.
+	r1.Result.Attempt.Stdout = stdoutOf("building…\nFAIL: 2 tests\n")
+	r2.Result.Attempt.Stdout = stdoutOf("password=hunter2 rejected")
 	r2.Hook = &runner.HookResult{Err: errors.New("exit status 4"), Duration: 5 * time.Millisecond}
 	r3 := &runner.Record{Number: 3, Start: t0.Add(2240 * time.Millisecond), Duration: 80 * time.Millisecond,
 		Result:   &runner.Result{Attempt: &acceptor.Attempt{}},
@@ -91,6 +98,12 @@ func TestSinksGolden(t *testing.T) {
 			ci := NewCI(CIConfig{System: CIGitHub, Getenv: func(string) string { return "" }}, lines, w)
 			return FanOut{ci.Before(), NewText(TextConfig{}, lines), ci.After()}
 		},
+		"retried": func(w *bytes.Buffer) Sink {
+			return NewRetried(RetriedConfig{Show: true}, NewLines(w, false), w)
+		},
+		"retried-github": func(w *bytes.Buffer) Sink {
+			return NewRetried(RetriedConfig{Show: true, Echo: echo.New(true)}, NewLines(w, true), w)
+		},
 		"gitlab": func(w *bytes.Buffer) Sink {
 			lines := NewLines(w, false)
 			ci := NewCI(CIConfig{System: CIGitLab}, lines, w)
@@ -113,7 +126,7 @@ func TestSinksGolden(t *testing.T) {
 			}
 		}
 		path := filepath.Join(t.TempDir(), "report.json")
-		if err := WriteReport(ReportConfig{Path: path, Command: "run", Target: []string{"make", "test"}}, out, 0); err != nil {
+		if err := WriteReport(ReportConfig{Path: path, Command: "run", Target: []string{"make", "test"}}, out, 0, nil); err != nil {
 			t.Fatal(err)
 		}
 		b, err := os.ReadFile(path)
@@ -124,9 +137,14 @@ func TestSinksGolden(t *testing.T) {
 	}
 }
 
+// stopToken is the random token of GitHub's ::stop-commands:: (the echo
+// policy draws one per run), which golden files show as TOKEN.
+var stopToken = regexp.MustCompile(`retry-[0-9a-f]{32}`)
+
 // golden compares got with testdata/name.golden, or writes it with -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
+	got = stopToken.ReplaceAll(got, []byte("retry-TOKEN"))
 	path := filepath.Join("testdata", name+".golden")
 	if *update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
@@ -147,4 +165,9 @@ func golden(t *testing.T, name string, got []byte) {
 	if strings.Contains(string(got), "hunter2") {
 		t.Errorf("%s: a secret was written", name)
 	}
+}
+
+// stdoutOf is an attempt's kept stdout holding s.
+func stdoutOf(s string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(s)), nil }
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // JSONConfig is what the JSON log knows of the run beyond its events.
@@ -66,6 +67,24 @@ type (
 		Time       string  `json:"time"`
 		Version    int     `json:"version"`
 	}
+	// WarningLine is a warning of retry's (a --query that cannot be
+	// evaluated, --insecure, deprecated JMESPath syntax, a sink that
+	// failed): the text log's line as its message.
+	WarningLine struct {
+		Retry   string `json:"retry"` // "warning"
+		Message string `json:"message"`
+		Time    string `json:"time"`
+		Version int    `json:"version"`
+	}
+	// OutputLine frames the output of a retried attempt that follows it
+	// ("stdout", an HTTP "body"), or says how much of it was left out
+	// ("not_shown").
+	OutputLine struct {
+		Retry   string `json:"retry"` // "stdout", "body" or "not_shown"
+		Attempt int    `json:"attempt"`
+		Bytes   int64  `json:"bytes,omitempty"` // not_shown: how many
+		Version int    `json:"version"`
+	}
 	// EndLine is the end of the run.
 	EndLine struct {
 		Retry     string `json:"retry"` // "end"
@@ -118,7 +137,7 @@ func (l *JSON) Observe(e runner.Event) {
 			line.Pending = human.Pending(e.Record)
 		}
 		if l.cfg.Verbose {
-			line.Trace = append([]acceptor.Step(nil), e.Record.Decision.Trace...) // redacted as a copy
+			line.Trace = e.Record.Decision.Trace
 		}
 		l.write(line)
 	case runner.EventBucketWait:
@@ -140,14 +159,15 @@ func (l *JSON) Observe(e runner.Event) {
 	}
 }
 
-// write writes line, a pointer to one of the line types, its secrets
-// redacted, as one line.
+// write writes line, a pointer to one of the line types, as one line, its
+// secrets redacted once it is encoded: redact.JSON walks every string of
+// the encoded value, whatever type built it, and hides the values of
+// secret keys, so a field added to a line is redacted without being named.
 func (l *JSON) write(line any) {
-	redactStrings(line)
 	b, err := json.Marshal(line)
 	if err != nil {
 		l.lines.Warn("JSON log: %v", err)
 		return
 	}
-	l.lines.write(append(b, '\n'))
+	l.lines.write(append(redact.JSON(b), '\n'))
 }

@@ -2,12 +2,10 @@ package sinks
 
 import (
 	"encoding/json"
-	"os"
-	"regexp"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
+	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
 )
@@ -46,8 +44,12 @@ type ReportAttempt struct {
 }
 
 // WriteReport writes the JSON report of --report: the run's outcome, its
-// exit status code and every attempt, with the tails of its output.
-func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
+// exit status code and every attempt, with the tails of its output. The
+// write policy writes it (a regular file atomically, a FIFO or a device
+// through); waiting for a FIFO's reader ends when done is closed. Its
+// secrets are redacted once it is encoded (redact.JSON: every string, and
+// the values of secret keys).
+func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan struct{}) error {
 	rep := &Report{
 		Version:   SchemaVersion,
 		Attempts:  make([]ReportAttempt, len(out.Attempts)),
@@ -72,17 +74,12 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int) error {
 			rep.Attempts[i].StdoutTail, rep.Attempts[i].StderrTail = tailText(a.StdoutTail), tailText(a.StderrTail)
 		}
 	}
-	redactStrings(rep)
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(b, '\n')
-	tmp := cfg.Path + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, cfg.Path)
+	b = append(redact.JSON(b), '\n')
+	return writepolicy.Replace(cfg.Path, b, 0o600, done)
 }
 
 // ReportTail bounds the tail of each stream kept per attempt in the
@@ -98,29 +95,5 @@ func tailText(b []byte) string {
 			b = b[1:]
 		}
 	}
-	return redactText(strings.ToValidUTF8(string(b), "\uFFFD"))
-}
-
-// The redaction patterns, compiled on first use: compiling them costs
-// ~0.06 ms, which a run that never writes a report or a retried attempt's
-// output should not pay at start-up.
-var (
-	// secretLine is a header-like line of a secret header, or a
-	// password=/token=/secret= assignment.
-	secretLine = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?im)^(\s*(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|x-auth-token|x-amz-security-token)\s*:\s*).+$`)
-	})
-	secretPair = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b((?:password|passwd|secret|token|api[_-]?key|access[_-]?key)\s*[=:]\s*)("[^"]*"|[^\s"&,;]+)`)
-	})
-	urlUser = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://)[^/@\s]+@`) })
-)
-
-// redactText hides what commonly leaks into output: credentials in URLs
-// (scheme://user:password@), secret headers (Authorization: …) and
-// password=, token=, secret= and api_key= values.
-func redactText(s string) string {
-	s = urlUser().ReplaceAllString(s, "${1}"+redact.Placeholder+"@")
-	s = secretLine().ReplaceAllString(s, "${1}"+redact.Placeholder)
-	return secretPair().ReplaceAllString(s, "${1}"+redact.Placeholder)
+	return redact.Text(strings.ToValidUTF8(string(b), "\uFFFD"))
 }

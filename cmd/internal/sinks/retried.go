@@ -2,9 +2,11 @@ package sinks
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
 )
@@ -23,9 +25,12 @@ type RetriedConfig struct {
 	// framed as "body".
 	HTTP  bool
 	Quiet bool // -q: no frame line
-	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1}
-	// (--log-format json on stderr).
+	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1,…}
+	// (--log-format json), and so is a "not shown" notice.
 	JSONFrame bool
+	// Echo is how the output is repeated: redacted, and on GitHub wrapped
+	// so that no workflow command can be forged through it (nil: redacted).
+	Echo *echo.Policy
 }
 
 // Retried writes, in final mode, the stdout of an attempt that is retried
@@ -84,9 +89,9 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	defer l.lines.Unlock()
 	w := l.w
 	l.writeFrame(r.Number, l.maxAttempts)
-	tw := &trailingNewline{w: w}
+	ew := l.cfg.Echo.Writer(w) // bytes the attempt wrote, repeated
 	if l.cfg.HTTP {
-		return copyBounded(tw, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit, r.Result.Attempt.StdoutTail)
+		return l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit)
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
 	// run's summary is, and how much came before. A kept stdout can be read
@@ -97,16 +102,16 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}); ok {
 		size := sized.Size()
 		if skipped := size - retriedStdoutLimit; skipped > 0 {
-			fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+			l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 		}
 		from := max(size-retriedStdoutLimit, 0)
 		if l.copyBuf == nil {
 			l.copyBuf = make([]byte, 32<<10)
 		}
-		if _, err := io.CopyBuffer(tw, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
+		if _, err := io.CopyBuffer(ew, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
 			return err
 		}
-		return tw.end()
+		return ew.Close()
 	}
 	// One buffer for the run: a MiB of garbage per retried attempt would
 	// make memory grow with the number of attempts (a long run of retries).
@@ -121,12 +126,12 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	kept := tail.bytes()
 	if skipped := tail.total - int64(len(kept)); skipped > 0 {
-		fmt.Fprintf(w, "retry: (the first %d bytes of the attempt's stdout not shown)\n", skipped)
+		l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 	}
-	if _, err := tw.Write(kept); err != nil {
+	if _, err := ew.Write(kept); err != nil {
 		return err
 	}
-	return tw.end()
+	return ew.Close()
 }
 
 // retriedStdoutLimit bounds what a retried attempt's stdout puts on stderr.
@@ -182,7 +187,7 @@ func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
 		return nil
 	}
 	l.writeFrame(last.Number, maxAttempts)
-	return copyBounded(&trailingNewline{w: l.w}, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit, nil)
+	return l.copyBounded(l.cfg.Echo.Writer(l.w), last.Number, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit)
 }
 
 // writeFrame writes, before an attempt's output on stderr, the line that
@@ -198,7 +203,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 		what = "body"
 	}
 	if l.cfg.JSONFrame {
-		fmt.Fprintf(l.w, "{\"retry\":%q,\"attempt\":%d}\n", what, n)
+		l.jsonLine(&OutputLine{Retry: what, Attempt: n, Version: SchemaVersion})
 		return
 	}
 	label := fmt.Sprintf("attempt %d", n)
@@ -208,44 +213,37 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
 }
 
-// copyBounded copies at most limit bytes of r to tw and ends the line; when
-// r holds more, a line says how much was left out.
-func copyBounded(tw *trailingNewline, r io.Reader, limit int64, _ []byte) error {
-	n, err := io.Copy(tw, io.LimitReader(r, limit))
+// notShown says that the first (or last) n bytes of attempt's output were
+// left out: text (format, with n) or a JSON "not_shown" line.
+func (l *Retried) notShown(attempt int, n int64, format string) {
+	if l.cfg.JSONFrame {
+		l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
+		return
+	}
+	fmt.Fprintf(l.w, format, n)
+}
+
+// jsonLine writes one JSON log line of the output's frames on w.
+func (l *Retried) jsonLine(line *OutputLine) {
+	b, _ := json.Marshal(line) // ints and a fixed word: always encodes
+	_, _ = l.w.Write(append(b, '\n'))
+}
+
+// copyBounded repeats at most limit bytes of r through ew and closes it
+// (which ends the line); when r holds more, a line of retry's says how
+// much was left out.
+func (l *Retried) copyBounded(ew *echo.Writer, attempt int, r io.Reader, limit int64) error {
+	n, err := io.Copy(ew, io.LimitReader(r, limit))
 	if err != nil {
 		return err
 	}
-	if err := tw.end(); err != nil {
+	if err := ew.Close(); err != nil {
 		return err
 	}
 	if n == limit {
-		rest, _ := io.Copy(io.Discard, r)
-		if rest > 0 {
-			_, err = fmt.Fprintf(tw.w, "retry: (%d more bytes of the body not shown)\n", rest)
+		if rest, _ := io.Copy(io.Discard, r); rest > 0 {
+			l.notShown(attempt, rest, "retry: (%d more bytes of the body not shown)\n")
 		}
-	}
-	return err
-}
-
-// trailingNewline passes writes through and ends what it wrote with a
-// newline when it did not end with one.
-type trailingNewline struct {
-	w     io.Writer
-	wrote bool
-	last  byte
-}
-
-func (t *trailingNewline) Write(b []byte) (int, error) {
-	if len(b) > 0 {
-		t.wrote, t.last = true, b[len(b)-1]
-	}
-	return t.w.Write(b)
-}
-
-func (t *trailingNewline) end() error {
-	if t.wrote && t.last != '\n' {
-		_, err := t.w.Write([]byte{'\n'})
-		return err
 	}
 	return nil
 }

@@ -56,15 +56,17 @@ func TestExchangeLines(t *testing.T) {
 	}
 }
 
-func TestRedactText(t *testing.T) {
+// The report's tails are redacted by the rules of every sink.
+func TestTailTextRedacts(t *testing.T) {
 	for in, want := range map[string]string{
 		"GET https://u:p@h/x":               "GET https://REDACTED@h/x",
 		"authorization: Bearer abc\nok":     "authorization: REDACTED\nok",
 		"login password=hunter2 token: t0k": "login password=REDACTED token: REDACTED",
 		"nothing secret here":               "nothing secret here",
+		"GITHUB_TOKEN=S1\napi_token=S2\naws_secret_access_key = S3\n{\"client_secret\": \"S4\"}": "GITHUB_TOKEN=REDACTED\napi_token=REDACTED\naws_secret_access_key = REDACTED\n{\"client_secret\": \"REDACTED\"}",
 	} {
-		if got := redactText(in); got != want {
-			t.Errorf("redactText(%q) = %q, want %q", in, got, want)
+		if got := tailText([]byte(in)); got != want {
+			t.Errorf("tailText(%q) = %q, want %q", in, got, want)
 		}
 	}
 	long := bytes.Repeat([]byte("x"), 3000)

@@ -1,8 +1,6 @@
 package sinks
 
 import (
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -126,21 +124,17 @@ func httpOf(x *runner.Exchange) *HTTP {
 	}
 	h := &HTTP{Connected: x.Connected, Error: x.Error, FinalURL: x.FinalURL, Method: x.Method,
 		Redirects: x.Redirects, Status: x.Status, URL: x.URL,
-		Headers: headerOf(x.Header), RequestHeaders: headerOf(x.RequestHeader)}
+		Headers: nonEmpty(x.Header), RequestHeaders: nonEmpty(x.RequestHeader)}
 	if x.BodyRead {
 		h.BodyBytes = &x.BodyBytes
 	}
 	return h
 }
 
-// headerOf copies h (the lines redact their copy, never the attempt's).
-func headerOf(h map[string][]string) map[string][]string {
+// nonEmpty is h, nil when it has no header (omitted from the JSON).
+func nonEmpty(h map[string][]string) map[string][]string {
 	if len(h) == 0 {
 		return nil
 	}
-	out := make(map[string][]string, len(h))
-	for _, k := range slices.Sorted(maps.Keys(h)) {
-		out[k] = slices.Clone(h[k])
-	}
-	return out
+	return h
 }

@@ -7,9 +7,11 @@
 package sinks
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
@@ -44,7 +46,14 @@ type Lines struct {
 	// stays one line (GitHub reads a line of its own as a workflow
 	// command).
 	oneLine bool
+	// json: warnings are JSON log lines (--log-format json), as every
+	// other line retry writes.
+	json bool
 }
+
+// WarnAsJSON makes warnings JSON log lines ({"retry":"warning",…}), for
+// --log-format json.
+func (l *Lines) WarnAsJSON() { l.json = true }
 
 // NewLines returns the lines written on w; oneLine escapes line breaks in
 // messages (set it when the CI markup is GitHub's).
@@ -63,7 +72,18 @@ func (l *Lines) printfLocked(format string, args ...any) {
 
 // Warn prints a warning; a warning is printed even with -q: it reports
 // something that went wrong.
-func (l *Lines) Warn(format string, args ...any) { l.Printf(format, args...) }
+func (l *Lines) Warn(format string, args ...any) {
+	if !l.json {
+		l.Printf(format, args...)
+		return
+	}
+	b, err := json.Marshal(&WarningLine{Retry: "warning", Message: fmt.Sprintf(format, args...), Time: stamp(time.Now()), Version: SchemaVersion})
+	if err != nil {
+		l.Printf(format, args...) // a string always encodes: never reached
+		return
+	}
+	l.write(append(redact.JSON(b), '\n'))
+}
 
 // write writes b as it is, under the lock.
 func (l *Lines) write(b []byte) {

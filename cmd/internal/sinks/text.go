@@ -127,6 +127,7 @@ func (l *Text) attemptEnd(r *runner.Record) {
 			}
 			l.lines.Printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, valueOrNothing(s.Value))
 		}
+
 		// One log line per header: every line keeps the "retry:" prefix.
 		for _, line := range exchangeLines(r.Result.Exchange) {
 			l.lines.Printf("%s: %s", l.attemptLabel(r.Number), line)
@@ -136,6 +137,18 @@ func (l *Text) attemptEnd(r *runner.Record) {
 		l.lines.Printf("%s: warning: %s", l.attemptLabel(r.Number), w)
 	}
 	l.attemptProblems(r)
+	if d := r.Decision; l.cfg.Verbose && d.Source == acceptor.FromFallback {
+		// Which fallback decided, and on what.
+		which := "run"
+		if l.cfg.Wait {
+			which = "wait"
+		}
+		if human.NotYet(l.cfg.Wait, r) {
+			l.lines.Printf("%s: no acceptor matched: wait's fallback polls a successful attempt again (not yet)", l.attemptLabel(r.Number))
+		} else {
+			l.lines.Printf("%s: no acceptor matched: %s's fallback decided %s on %s", l.attemptLabel(r.Number), which, d.Directive, valueOrNothing(d.Value))
+		}
+	}
 	d := r.Decision.Directive
 	if r.Result.Stopped != nil && d == acceptor.NoDecision {
 		return // stopped by the deadline or a signal: the end line says so
@@ -143,7 +156,7 @@ func (l *Text) attemptEnd(r *runner.Record) {
 	if d == acceptor.Succeed && (l.consecutive <= 1 || r.Streak >= l.consecutive) {
 		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), human.Result(r), d, human.DecidedBy(r.Decision), l.inARow(r))
+	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), human.Result(r), human.DirectiveText(l.cfg.Wait, r.Decision), human.DecidedBy(r.Decision), l.inARow(r))
 	if human.NotYet(l.cfg.Wait, r) {
 		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), human.Result(r), human.Pending(r), l.inARow(r))
 	}
@@ -254,7 +267,7 @@ func (l *Text) lastState(out *runner.Outcome) string {
 	for i := len(out.Attempts) - 1; i >= 0; i-- {
 		d := out.Attempts[i].Decision
 		if d.Directive != acceptor.NoDecision && d.Source == acceptor.FromAcceptor {
-			return fmt.Sprintf("; last state: %s [%s]", d.Directive, d.Name)
+			return fmt.Sprintf("; last state: %s [%s]", human.DirectiveText(true, d), d.Name)
 		}
 	}
 	return ""

@@ -1,4 +1,4 @@
-package bucket
+package file
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retry-dev/retry/bucket"
 )
 
 // scopeChildEnv names the scope directory when the test binary runs as a
@@ -102,7 +104,7 @@ func TestOpenScopeNames(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, name := range []string{"", "a/b", "../x", "/abs", `a\b`, "a\x00b", "x/"} {
-		if s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock}); !errors.Is(err, ErrScopeName) || s != nil {
+		if s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock}); !errors.Is(err, bucket.ErrScopeName) || s != nil {
 			t.Errorf("OpenScope(%q) = %v, %v; want ErrScopeName", name, s, err)
 		}
 	}
@@ -183,14 +185,34 @@ func TestScopeRefusesSymlink(t *testing.T) {
 	}
 }
 
+// TestScopeCosts makes the same runs on a scope file and on
+// bucket.Standard (whose tests state each cost) and checks that both hold
+// the same tokens after each: a retry costs 14, a throttling retry 5, a
+// success refunds the last retry's cost or 1 after a first try, never
+// beyond capacity.
 func TestScopeCosts(t *testing.T) {
 	t.Parallel()
-	for _, tc := range costCases {
-		t.Run(tc.name, func(t *testing.T) {
+	runs := map[string]func(t *testing.T, b bucket.Bucket){
+		"first-try success":   func(t *testing.T, b bucket.Bucket) { acquire(t, b).NotifySuccess() },
+		"first-try failure":   func(t *testing.T, b bucket.Bucket) { acquire(t, b).NotifyFailure() },
+		"a retry":             func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 1).NotifyFailure() },
+		"a throttling retry":  func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), true, 1).NotifyFailure() },
+		"success after three": func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 3).NotifySuccess() },
+		"success after a throttling": func(t *testing.T, b bucket.Bucket) {
+			scheduleN(t, scheduleN(t, acquire(t, b), false, 2), true, 1).NotifySuccess()
+		},
+		"a cancelled retry": func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 1).Cancel() },
+	}
+	for name, run := range runs {
+		t.Run(name, func(t *testing.T) {
+			mem := bucket.NewStandard(bucket.StandardOptions{Now: frozenClock})
 			s := openScope(t, t.TempDir(), "s", 0)
-			tc.run(t, s)
-			if got := scopeAvailable(t, s); got != tc.available {
-				t.Errorf("available = %d, want %d", got, tc.available)
+			for range 2 { // the second time on a bucket below capacity
+				run(t, mem)
+				run(t, s)
+				if got, want := scopeAvailable(t, s), mem.Available(); got != want {
+					t.Errorf("the scope holds %d, the bucket %d", got, want)
+				}
 			}
 			if err := s.Err(); err != nil {
 				t.Errorf("Err() = %v", err)
@@ -204,9 +226,9 @@ func TestScopeEmpty(t *testing.T) {
 	s := openScope(t, t.TempDir(), "s", 20)
 	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
 	_, err := tok.ScheduleRetry(context.Background(), false)
-	var empty *EmptyError
-	if !errors.As(err, &empty) || *empty != (EmptyError{Cost: 14, Available: 6, Capacity: 20, Refill: 800 * time.Millisecond}) {
-		t.Fatalf("ScheduleRetry = %+v, want *EmptyError{14, 6, 20, 800ms}", err)
+	var empty *bucket.EmptyError
+	if !errors.As(err, &empty) || *empty != (bucket.EmptyError{Cost: 14, Available: 6, Capacity: 20, Refill: 800 * time.Millisecond}) {
+		t.Fatalf("ScheduleRetry = %+v, want *bucket.EmptyError{14, 6, 20, 800ms}", err)
 	}
 	if got := scopeAvailable(t, s); got != 6 {
 		t.Errorf("available = %d, want 6", got)
@@ -263,7 +285,7 @@ func TestScopeFileStartsOver(t *testing.T) {
 		}
 	}
 	// The invalid adaptive state was dropped: sends are not paced.
-	l := s.Limiter(AdaptiveOptions{Sleep: func(context.Context, time.Duration) error {
+	l := s.Limiter(bucket.AdaptiveOptions{Sleep: func(context.Context, time.Duration) error {
 		t.Error("Wait slept on a dropped adaptive state")
 		return nil
 	}})
@@ -309,9 +331,8 @@ func TestScopeErrors(t *testing.T) {
 	if s.Err() != nil {
 		t.Errorf("Err() = %v before any error without a return", s.Err())
 	}
-	tok2 := &token{pool: s, refund: 14}
-	tok2.NotifySuccess()
-	l := s.Limiter(AdaptiveOptions{})
+	s.give(14) // a success's refund, which cannot return its error
+	l := s.Limiter(bucket.AdaptiveOptions{})
 	l.Update(true)
 	first := s.Err()
 	if first == nil || !strings.Contains(first.Error(), s.Path()) {
@@ -332,7 +353,7 @@ func TestScopeErrors(t *testing.T) {
 	}
 }
 
-func scheduleNErr(tok Token) (Token, error) {
+func scheduleNErr(tok bucket.Token) (bucket.Token, error) {
 	return tok.ScheduleRetry(context.Background(), false)
 }
 
@@ -389,7 +410,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 				if err == nil {
 					_, err = tok.ScheduleRetry(context.Background(), false)
 				}
-				var empty *EmptyError
+				var empty *bucket.EmptyError
 				mu.Lock()
 				switch {
 				case err == nil:
@@ -426,8 +447,8 @@ func TestScopeLimiterShared(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()
 		since := func() time.Duration { return time.Since(start) }
-		a := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
-		b := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		a := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
+		b := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
 
 		// Nothing throttled yet: neither process is paced.
 		for range 5 {
@@ -486,8 +507,8 @@ func TestScopeLimiterMatchesAdaptive(t *testing.T) {
 	// The same updates at the same times give the same rates in memory and
 	// through the file (JSON keeps float64s and times exactly).
 	now := time.Unix(0, 0)
-	clock := AdaptiveOptions{Now: func() time.Time { return now }}
-	mem := NewAdaptive(clock)
+	clock := bucket.AdaptiveOptions{Now: func() time.Time { return now }}
+	mem := bucket.NewAdaptive(clock)
 	file := openScope(t, t.TempDir(), "s", 0).Limiter(clock)
 	if err := file.Wait(context.Background()); err != nil { // starts the scope's clock at 0
 		t.Fatal(err)
@@ -512,7 +533,7 @@ func TestScopeLimiterIdleReset(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		dir := t.TempDir()
 		start := time.Now()
-		a := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		a := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
 		throttleToFloor(a) // paced: 0.5/s, empty bucket
 		mustWait(t, a)     // at 2s; the state was last used then
 
@@ -527,7 +548,7 @@ func TestScopeLimiterIdleReset(t *testing.T) {
 
 		// Idle for longer, the scope starts over: not paced, as new.
 		time.Sleep(10*time.Minute + time.Nanosecond)
-		b := openScope(t, dir, "s", 0).Limiter(AdaptiveOptions{})
+		b := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
 		before := time.Now()
 		for range 10 {
 			mustWait(t, b)

@@ -1,4 +1,4 @@
-package bucket
+package file
 
 import (
 	"bytes"
@@ -9,14 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
-)
 
-// ErrScopeName is wrapped by the error OpenScope returns for a name it
-// refuses: empty, or holding a path separator (/ or \) or a NUL byte.
-var ErrScopeName = errors.New("invalid scope name")
+	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/privatefile"
+)
 
 // scopeVersion is the version of the scope file format. A file of another
 // version is treated as absent.
@@ -24,13 +22,13 @@ const scopeVersion = 1
 
 // scopeState is the content of a scope file, DIR/NAME.json.
 type scopeState struct {
-	Version int   `json:"version"`
-	Bucket  quota `json:"bucket"`
+	Version int          `json:"version"`
+	Bucket  bucket.Quota `json:"bucket"`
 	// Updated is when a process last changed the state.
 	Updated time.Time `json:"updated,omitzero"`
 	// Adaptive is the shared adaptive limiter; absent until a limiter of
 	// the scope records its first response.
-	Adaptive *adaptiveState `json:"adaptive,omitempty"`
+	Adaptive *bucket.AdaptiveState `json:"adaptive,omitempty"`
 }
 
 // Scope is a standard retry token bucket, and the state of an adaptive
@@ -70,10 +68,10 @@ type Scope struct {
 }
 
 // ScopeOptions configures OpenScope. The zero value is a bucket of
-// DefaultCapacity on the real clock.
+// bucket.DefaultCapacity on the real clock.
 type ScopeOptions struct {
 	// Capacity is the most tokens this process lets the bucket hold; ≤ 0
-	// means DefaultCapacity.
+	// means bucket.DefaultCapacity.
 	Capacity int
 	// Now returns the current time, for the refill and the adaptive
 	// limiter; nil means time.Now.
@@ -81,6 +79,23 @@ type ScopeOptions struct {
 	// Reserve is what this process's retries must leave in the bucket
 	// after paying (WaitReserve for --when-empty wait); 0 spends it all.
 	Reserve int
+}
+
+// capacity is the most tokens the options let the bucket hold: ≤ 0 is
+// bucket.DefaultCapacity, as for bucket.Standard.
+func (o ScopeOptions) capacity() int {
+	if o.Capacity <= 0 {
+		return bucket.DefaultCapacity
+	}
+	return o.Capacity
+}
+
+// clock is the options' clock: nil is time.Now.
+func (o ScopeOptions) clock() func() time.Time {
+	if o.Now != nil {
+		return o.Now
+	}
+	return time.Now
 }
 
 // OpenScope opens the scope name in dir, creating dir (mode 0700, as are
@@ -94,7 +109,7 @@ type ScopeOptions struct {
 // not creatable, file not writable, no file locks on this platform) is
 // returned as well.
 func OpenScope(dir, name string, opts ScopeOptions) (*Scope, error) {
-	if err := checkScopeName(name); err != nil {
+	if err := bucket.CheckName(name); err != nil {
 		return nil, err
 	}
 	if dir == "" {
@@ -103,7 +118,7 @@ func OpenScope(dir, name string, opts ScopeOptions) (*Scope, error) {
 	if err := makeStateDir(dir); err != nil {
 		return nil, err
 	}
-	s := &Scope{path: filepath.Join(dir, name+".json"), name: name, capacity: StandardOptions{Capacity: opts.Capacity}.capacity(), reserve: max(opts.Reserve, 0), now: StandardOptions{Now: opts.Now}.now()}
+	s := &Scope{path: filepath.Join(dir, name+".json"), name: name, capacity: opts.capacity(), reserve: max(opts.Reserve, 0), now: opts.clock()}
 	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
 		return nil, err
 	}
@@ -119,22 +134,6 @@ func makeStateDir(dir string) error {
 	return checkStateDir(dir)
 }
 
-// CheckName returns an error wrapping ErrScopeName when name cannot name a
-// scope: empty, or holding a path separator or a NUL byte.
-func CheckName(name string) error { return checkScopeName(name) }
-
-func checkScopeName(name string) error {
-	switch {
-	case name == "":
-		return fmt.Errorf("%w: empty", ErrScopeName)
-	case strings.ContainsAny(name, `/\`) || strings.ContainsRune(name, os.PathSeparator):
-		return fmt.Errorf("%w %q: no path separators allowed", ErrScopeName, name)
-	case strings.ContainsRune(name, 0):
-		return fmt.Errorf("%w %q: no NUL bytes allowed", ErrScopeName, name)
-	}
-	return nil
-}
-
 // Path returns the scope's state file.
 func (s *Scope) Path() string { return s.path }
 
@@ -144,11 +143,11 @@ func (s *Scope) Capacity() int { return s.capacity }
 // Acquire returns the token of a run's first attempt. It takes nothing
 // (the first attempt is free) but reads the file, so a broken scope shows
 // before the first attempt; its error is then returned. ctx is unused.
-func (s *Scope) Acquire(context.Context) (Token, error) {
+func (s *Scope) Acquire(context.Context) (bucket.Token, error) {
 	if err := s.modify(func(*scopeState) bool { return false }); err != nil {
 		return nil, err
 	}
-	return newToken(s), nil
+	return bucket.NewToken(s.take, s.give), nil
 }
 
 // Available returns the tokens the shared bucket holds now, refill
@@ -156,7 +155,7 @@ func (s *Scope) Acquire(context.Context) (Token, error) {
 func (s *Scope) Available() (int, error) {
 	var n int
 	err := s.modify(func(st *scopeState) bool {
-		st.Bucket.refill(s.now())
+		st.Bucket.Refill(s.now())
 		n = st.Bucket.Available
 		return false
 	})
@@ -176,12 +175,12 @@ func (s *Scope) take(ctx context.Context, cost int) error { return s.Take(ctx, c
 func (s *Scope) give(n int) { s.record(s.Give(context.Background(), n)) }
 
 // Take refills the shared bucket and takes cost tokens from it when the
-// reserve of ScopeOptions is left after them, or returns an *EmptyError and
+// reserve of ScopeOptions is left after them, or returns an *bucket.EmptyError and
 // takes nothing (Store). ctx is unused.
 func (s *Scope) Take(_ context.Context, cost int) error {
 	var empty error
 	err := s.modify(func(st *scopeState) bool {
-		empty = st.Bucket.take(s.now(), cost, s.reserve)
+		empty = st.Bucket.Take(s.now(), cost, s.reserve)
 		return empty == nil
 	})
 	if err != nil {
@@ -194,7 +193,7 @@ func (s *Scope) Take(_ context.Context, cost int) error {
 // capacity (Store). ctx is unused.
 func (s *Scope) Give(_ context.Context, n int) error {
 	return s.modify(func(st *scopeState) bool {
-		st.Bucket.give(s.now(), n)
+		st.Bucket.Give(s.now(), n)
 		return true
 	})
 }
@@ -224,7 +223,7 @@ func (s *Scope) send(clock func() time.Time) (ok bool, wait time.Duration, err e
 			ok = true
 			return fresh
 		}
-		ok, wait = a.acquire(now)
+		ok, wait = a.Acquire(now)
 		return true
 	})
 	return ok, wait, err
@@ -236,15 +235,15 @@ func (s *Scope) updateRate(clock func() time.Time, throttled bool) error {
 	return s.modify(func(st *scopeState) bool {
 		now := clock()
 		a, _ := st.adaptive(now)
-		a.update(now, throttled)
+		a.Update(now, throttled)
 		return true
 	})
 }
 
 // Info returns what `retry scope show` prints of the scope, refilled at
 // now; nothing is written.
-func (s *Scope) Info() (ScopeInfo, error) {
-	var info ScopeInfo
+func (s *Scope) Info() (bucket.ScopeInfo, error) {
+	var info bucket.ScopeInfo
 	err := s.modify(func(st *scopeState) bool {
 		info = st.info(s.name, s.now())
 		return false
@@ -304,32 +303,18 @@ func (s *Scope) modify(fn func(*scopeState) (changed bool)) error {
 func (s *Scope) lock() (*os.File, error) {
 	const tries = 10
 	for range tries {
-		// O_NONBLOCK: a FIFO planted at the path must not hang the open;
-		// checkStateFile then refuses it.
-		f, err := os.OpenFile(s.path, os.O_RDWR|os.O_CREATE|openNoFollow|openNonBlock, 0o600)
+		f, err := openStateFile(s.path)
 		if err != nil {
-			if isSymlinkLoop(err) {
-				return nil, fmt.Errorf("%w: %s is a symbolic link; remove it", ErrUntrusted, s.path)
-			}
 			return nil, err
 		}
-		if err := checkStateFile(f); err != nil {
+		if err := privatefile.Lock(f); err != nil {
 			f.Close()
 			return nil, err
 		}
-		if err := lockFile(f); err != nil {
-			f.Close()
-			return nil, err
-		}
-		held, err1 := f.Stat()
-		now, err2 := os.Stat(s.path)
-		if err1 == nil && err2 == nil && os.SameFile(held, now) {
+		if privatefile.Same(f, s.path) {
 			return f, nil
 		}
-		f.Close()
-		if err1 != nil {
-			return nil, err1
-		}
+		f.Close() // removed or replaced while this waited: open the new one
 	}
 	return nil, fmt.Errorf("the file kept being replaced (%d tries)", tries)
 }
@@ -359,12 +344,12 @@ func parseScopeState(data []byte, capacity int, now time.Time) *scopeState {
 	// write and its truncate.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if len(data) == 0 || dec.Decode(st) != nil || st.Version != scopeVersion || st.Bucket.Available < 0 {
-		st = &scopeState{Bucket: quota{Available: capacity, RefilledAt: now}}
+		st = &scopeState{Bucket: bucket.Quota{Available: capacity, RefilledAt: now}}
 	}
 	st.Version = scopeVersion
 	st.Bucket.Capacity = capacity
 	st.Bucket.Available = min(st.Bucket.Available, capacity)
-	if st.Adaptive != nil && !st.Adaptive.valid() {
+	if st.Adaptive != nil && !st.Adaptive.Valid() {
 		st.Adaptive = nil
 	}
 	return st
@@ -377,11 +362,11 @@ const scopeIdleReset = 10 * time.Minute
 
 // adaptive returns the scope's adaptive state at now, starting it over when
 // absent or idle for longer than scopeIdleReset. fresh reports a new state.
-func (st *scopeState) adaptive(now time.Time) (s *adaptiveState, fresh bool) {
+func (st *scopeState) adaptive(now time.Time) (s *bucket.AdaptiveState, fresh bool) {
 	if a := st.Adaptive; a != nil && (a.LastRefill.IsZero() || now.Sub(a.LastRefill) <= scopeIdleReset) {
 		return a, false
 	}
-	a := newAdaptiveState(now)
+	a := bucket.NewAdaptiveState(now)
 	st.Adaptive = &a
 	return st.Adaptive, true
 }
@@ -389,8 +374,15 @@ func (st *scopeState) adaptive(now time.Time) (s *adaptiveState, fresh bool) {
 // Limiter returns the adaptive rate limiter of the scope: an Adaptive
 // whose state lives in the scope file, so every process of the scope is
 // paced by the rate they measure and the throttles they see together.
-func (s *Scope) Limiter(opts AdaptiveOptions) *ScopeLimiter {
-	return &ScopeLimiter{scope: s, now: opts.now(), sleep: opts.sleep()}
+func (s *Scope) Limiter(opts bucket.AdaptiveOptions) *ScopeLimiter {
+	now, sleep := opts.Now, opts.Sleep
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = bucket.Sleep
+	}
+	return &ScopeLimiter{scope: s, now: now, sleep: sleep}
 }
 
 // ScopeLimiter is the adaptive limiter of a Scope, with the behaviour of
@@ -407,7 +399,7 @@ type ScopeLimiter struct {
 // throttling response. When ctx ends first it returns context.Cause(ctx)
 // and takes nothing. An error of the scope file is returned.
 func (l *ScopeLimiter) Wait(ctx context.Context) error {
-	return wait(ctx, l.sleep, func() (bool, time.Duration, error) { return l.scope.send(l.now) })
+	return bucket.Await(ctx, l.sleep, func() (bool, time.Duration, error) { return l.scope.send(l.now) })
 }
 
 // Update records how an attempt went in the scope's shared rate (see
@@ -417,13 +409,20 @@ func (l *ScopeLimiter) Update(throttled bool) {
 }
 
 // Stats returns a snapshot of the scope's shared limiter.
-func (l *ScopeLimiter) Stats() (AdaptiveStats, error) {
-	var stats AdaptiveStats
+func (l *ScopeLimiter) Stats() (bucket.AdaptiveStats, error) {
+	var stats bucket.AdaptiveStats
 	err := l.scope.modify(func(st *scopeState) bool {
 		if st.Adaptive != nil {
-			stats = st.Adaptive.stats()
+			stats = st.Adaptive.Stats()
 		}
 		return false
 	})
 	return stats, err
 }
+
+// The interfaces of bucket a Scope and its limiter implement.
+var (
+	_ bucket.Bucket  = (*Scope)(nil)
+	_ bucket.Store   = (*Scope)(nil)
+	_ bucket.Limiter = (*ScopeLimiter)(nil)
+)

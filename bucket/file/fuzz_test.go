@@ -1,9 +1,11 @@
-package bucket
+package file
 
 import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/retry-dev/retry/bucket"
 )
 
 // FuzzParseScopeState feeds the scope file reader anything a file may
@@ -27,7 +29,7 @@ func FuzzParseScopeState(f *testing.F) {
 	now := time.Date(2026, 1, 1, 0, 0, 1, 0, time.UTC)
 	f.Fuzz(func(t *testing.T, data []byte, capacity int) {
 		if capacity <= 0 || capacity > 1<<20 {
-			capacity = DefaultCapacity
+			capacity = bucket.DefaultCapacity
 		}
 		st := parseScopeState(data, capacity, now)
 		if st.Version != scopeVersion || st.Bucket.Capacity != capacity {
@@ -36,11 +38,11 @@ func FuzzParseScopeState(f *testing.F) {
 		if st.Bucket.Available < 0 || st.Bucket.Available > capacity {
 			t.Fatalf("available %d outside [0, %d]", st.Bucket.Available, capacity)
 		}
-		if st.Adaptive != nil && !st.Adaptive.valid() {
+		if st.Adaptive != nil && !st.Adaptive.Valid() {
 			t.Fatalf("invalid adaptive state kept: %+v", *st.Adaptive)
 		}
 		q := st.Bucket
-		q.refill(now.Add(time.Hour))
+		q.Refill(now.Add(time.Hour))
 		if q.Available < 0 || q.Available > capacity {
 			t.Fatalf("refill left %d outside [0, %d]", q.Available, capacity)
 		}

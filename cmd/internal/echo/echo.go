@@ -1,0 +1,175 @@
+// Package echo is how retry repeats bytes it did not write: a retried
+// attempt's output replayed on stderr, a failed HTTP call's body, the
+// output tails of the report, the text of the status line. Every such byte
+// is redacted by the rules of runner/redact (secret-looking names in
+// NAME=VALUE, NAME = VALUE, NAME: VALUE and JSON keys, URLs, headers,
+// Bearer and Basic credentials, PEM private keys), and on GitHub Actions a
+// repeated stream is wrapped in ::stop-commands::TOKEN … ::TOKEN:: with a
+// token random per run, so that no workflow command (an annotation,
+// ::add-mask::, ::stop-commands:: itself) can be forged through it. The
+// command's own live output is not retry's to wrap, as on any runner.
+package echo
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"strings"
+
+	"github.com/retry-dev/retry/runner/redact"
+)
+
+// Policy is a run's echo policy. The zero Policy redacts and does not
+// wrap; a nil *Policy does the same.
+type Policy struct {
+	token string // the stop-commands token; "" outside GitHub mode
+}
+
+// New returns the policy of a run: wrapped for GitHub Actions when github
+// is true, with a token of 128 random bits.
+func New(github bool) *Policy {
+	if !github {
+		return &Policy{}
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails (Go ≥ 1.24)
+	return &Policy{token: "retry-" + hex.EncodeToString(b[:])}
+}
+
+// Token is the stop-commands token of the run, "" when its output is not
+// wrapped.
+func (p *Policy) Token() string {
+	if p == nil {
+		return ""
+	}
+	return p.token
+}
+
+// Text returns s redacted (redact.Text): for repeated text that is one
+// value, such as a report tail, a summary cell or the status line.
+func (*Policy) Text(s string) string { return redact.Text(s) }
+
+// JSON returns the JSON text b redacted (redact.JSON): every string, and
+// the values of secret keys, whatever types built it.
+func (*Policy) JSON(b []byte) []byte { return redact.JSON(b) }
+
+// maxLine bounds what Writer holds back waiting for the end of a line: a
+// longer line is redacted and written in pieces of this size.
+const maxLine = 64 << 10
+
+// Writer repeats a stream onto w: redacted line by line, and in GitHub
+// mode preceded by ::stop-commands::TOKEN (before its first byte) and
+// followed by ::TOKEN:: (at Close). Close also ends the last line, so what
+// follows starts on a line of its own. A Writer that got no byte writes
+// nothing at all.
+func (p *Policy) Writer(w io.Writer) *Writer {
+	return &Writer{w: w, token: p.Token()}
+}
+
+// Writer is a repeated stream; see Policy.Writer.
+type Writer struct {
+	w       io.Writer
+	token   string
+	held    []byte // the start of the current line, not yet written
+	started bool
+	pem     bool // inside a PEM private key block
+	last    byte // the last byte written to w
+	err     error
+}
+
+// Write takes p whole (its complete lines are written at once, the last
+// partial line held); an error is the first error writing to w.
+func (x *Writer) Write(p []byte) (int, error) {
+	if x.err != nil {
+		return 0, x.err
+	}
+	x.held = append(x.held, p...)
+	if i := bytes.LastIndexByte(x.held, '\n'); i >= 0 {
+		x.flush(i + 1)
+	}
+	if len(x.held) >= maxLine {
+		x.flush(len(x.held))
+	}
+	return len(p), x.err
+}
+
+// flush writes the first n held bytes, redacted: as one block (the rules
+// of redact.Text never reach across a line break), or line by line when a
+// PEM private key starts or goes on in them, whose body lines are left out
+// even when the block ends inside the key.
+func (x *Writer) flush(n int) {
+	if n == 0 || x.err != nil {
+		return
+	}
+	block := string(x.held[:n])
+	x.held = append(x.held[:0], x.held[n:]...)
+	if !x.pem && !strings.Contains(block, "-----BEGIN") {
+		x.write(redact.Text(block))
+		return
+	}
+	for block != "" {
+		line := block
+		if i := strings.IndexByte(block, '\n'); i >= 0 {
+			line = block[:i+1]
+		}
+		block = block[len(line):]
+		x.flushLine(line)
+	}
+}
+
+// flushLine writes one line, minding PEM private keys.
+func (x *Writer) flushLine(s string) {
+	switch {
+	case x.pem:
+		if strings.Contains(s, "PRIVATE KEY-----") && strings.Contains(s, "-----END") {
+			x.pem = false
+			x.write(s)
+		}
+		// the key's body: not repeated
+	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "-----END"):
+		x.pem = true
+		x.write(redact.Text(s))
+		if !strings.HasSuffix(s, "\n") {
+			x.write("\n")
+		}
+		x.write(redact.Placeholder + "\n")
+	default:
+		x.write(redact.Text(s))
+	}
+}
+
+func (x *Writer) write(s string) {
+	if x.err != nil || s == "" {
+		return
+	}
+	if !x.started {
+		x.started = true
+		if x.token != "" {
+			if _, x.err = io.WriteString(x.w, "::stop-commands::"+x.token+"\n"); x.err != nil {
+				return
+			}
+		}
+	}
+	_, x.err = io.WriteString(x.w, s)
+	x.last = s[len(s)-1]
+}
+
+// Close writes what is held, ends the last line and, in GitHub mode,
+// resumes workflow commands. It does not close w.
+func (x *Writer) Close() error {
+	x.flush(len(x.held))
+	if !x.started || x.err != nil {
+		return x.err
+	}
+	if x.last != '\n' {
+		x.write("\n")
+	}
+	if x.token != "" {
+		x.write("::" + x.token + "::\n")
+	}
+	return x.err
+}
+
+// Wrote reports whether the Writer wrote anything.
+func (x *Writer) Wrote() bool { return x.started }

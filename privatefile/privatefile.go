@@ -1,0 +1,151 @@
+//go:build linux || darwin || freebsd || netbsd || openbsd
+
+// Package privatefile opens, checks and locks the files retry keeps state
+// in for the user who runs it — scope files (bucket/file) and --state files
+// (runner/durable): never through a symbolic link, never blocking on a
+// FIFO planted at the path, only a regular file the effective user owns,
+// and an exclusive flock for each read-modify-write. Each caller words the
+// refusal for its own files (Refusal carries what was found).
+package privatefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// Refusal is a path that does not hold a regular file of the effective
+// user: a symbolic link, something that is not a regular file (Kind says
+// what), or a file another user owns.
+type Refusal struct {
+	Path    string
+	Symlink bool   // a symbolic link, refused rather than followed
+	Kind    string // what a path that is not a regular file holds: "a FIFO", "a directory", …; "" otherwise
+	Dir     bool   // a directory (Kind is "a directory")
+	// Foreign: the file is Owner's, not Me's (the effective user's).
+	Foreign   bool
+	Owner, Me uint32
+}
+
+func (r *Refusal) Error() string {
+	switch {
+	case r.Symlink:
+		return r.Path + " is a symbolic link"
+	case r.Kind != "":
+		return r.Path + " is not a regular file (" + r.Kind + ")"
+	case r.Foreign:
+		return fmt.Sprintf("%s is owned by uid %d, not by this user (uid %d)", r.Path, r.Owner, r.Me)
+	}
+	return r.Path + " is refused"
+}
+
+// Check returns the *Refusal of fi, the file at path as Lstat or Stat saw
+// it, when it is not a regular file of the effective user; nil otherwise.
+func Check(path string, fi os.FileInfo) error {
+	m := fi.Mode()
+	switch {
+	case m&os.ModeSymlink != 0:
+		return &Refusal{Path: path, Symlink: true}
+	case !m.IsRegular():
+		return &Refusal{Path: path, Kind: Kind(m), Dir: m.IsDir()}
+	}
+	return CheckOwner(path, fi)
+}
+
+// CheckOwner returns the *Refusal of fi when another user owns it: root
+// using a state planted by nobody must not let nobody decide its retries.
+// Where the platform says nothing of owners, nothing is refused.
+func CheckOwner(path string, fi os.FileInfo) error {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if me := uint32(os.Geteuid()); st.Uid != me {
+		return &Refusal{Path: path, Foreign: true, Owner: st.Uid, Me: me}
+	}
+	return nil
+}
+
+// Kind says what a file of mode m that is not regular is: "a FIFO", "a
+// socket", "a device", "a directory"; its type letters otherwise.
+func Kind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return m.Type().String()
+}
+
+// Open opens path with flag (and perm when it creates it) without following
+// a symbolic link and without blocking on a FIFO, and returns it only when
+// it is a regular file of the effective user (a *Refusal otherwise). A
+// file created by Open is this user's, with mode perm.
+func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, perm)
+	if err != nil {
+		if isSymlinkLoop(err) {
+			return nil, &Refusal{Path: path, Symlink: true}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = Check(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// MakePrivate sets f's mode to 0600 unless it is already: the file holds
+// what one user's runs share, and no one else's business.
+func MakePrivate(f *os.File) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm() == 0o600 {
+		return nil
+	}
+	return f.Chmod(0o600)
+}
+
+// ErrWouldBlock is what TryLock returns (errors.Is) when another open file
+// holds the lock.
+var ErrWouldBlock = errWouldBlock
+
+// Lock takes an exclusive flock on f, waiting for it; closing f releases
+// it.
+func Lock(f *os.File) error { return flock(f, false) }
+
+// TryLock takes an exclusive flock on f without waiting: ErrWouldBlock
+// when another open file holds it.
+func TryLock(f *os.File) error { return flock(f, true) }
+
+// Same reports whether path still names the file f has open: a writer
+// that replaces the file (rename) or removes it may have done so while f
+// waited for the lock.
+func Same(f *os.File, path string) bool {
+	a, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	b, err := os.Lstat(path)
+	return err == nil && os.SameFile(a, b)
+}
+
+// IsRefusal reports whether err is a *Refusal, and returns it.
+func IsRefusal(err error) (*Refusal, bool) {
+	var r *Refusal
+	ok := errors.As(err, &r)
+	return r, ok
+}
