@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -32,6 +34,18 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	// A test started with signals ignored (under nohup, or as a background
+	// job of a script: SIGINT and SIGQUIT) would hand that on to every
+	// process the scripts start, and retry leaves a signal ignored at its
+	// start ignored (run_signal_reraise). Handled here instead, the
+	// signals reach those processes at their default, as from a terminal:
+	// exec resets a handled signal.
+	for _, sig := range []os.Signal{syscall.SIGHUP, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM} {
+		if signal.Ignored(sig) {
+			signal.Notify(make(chan os.Signal, 1), sig)
+			t.Cleanup(func() { signal.Reset(sig) })
+		}
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Cmds:                scriptCommands,

@@ -17,6 +17,39 @@ func init() {
 	scriptCommands["supervisorgone"] = cmdSupervisorGone
 	scriptCommands["nomarker"] = cmdNoMarker
 	scriptCommands["waitkilled"] = cmdWaitKilled
+	scriptCommands["waitnomarker"] = cmdWaitNoMarker
+}
+
+// cmdWaitNoMarker is `waitnomarker TEXT`: it waits (at most 30 seconds,
+// looking at /proc) until no live process's command line contains TEXT,
+// then passes; past that it fails as nomarker does.
+func cmdWaitNoMarker(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: waitnomarker TEXT")
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if len(markedProcesses(args[0])) == 0 {
+			return
+		}
+	}
+	cmdNoMarker(ts, false, args)
+}
+
+// markedProcesses returns the live processes whose command line contains
+// text, as "PID (ARGV)".
+func markedProcesses(text string) []string {
+	names, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range names {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() || !processAlive(pid) {
+			continue
+		}
+		if line := strings.Join(procArgv(pid), " "); strings.Contains(line, text) {
+			out = append(out, strconv.Itoa(pid)+" ("+line+")")
+		}
+	}
+	return out
 }
 
 // cmdWaitKilled is `waitkilled NAME SIG`: it waits (at most a minute) for

@@ -252,15 +252,6 @@ func (m *PathMatch) Describe(comparator string) string {
 	return fmt.Sprintf("%s %q = %s", comparator, m.expr.src, shownJSON(m.expected, maxShownValue))
 }
 
-// expectedText writes an expected value the way botocore's explanation
-// shows it: a string as is, anything else as JSON.
-func expectedText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return shownJSON(v, maxShownValue)
-}
-
 // splitPathArg splits the argument of a path flag, EXPR[=VALUE], at the last
 // "=" that is not part of "==", "!=", "<=" or ">=" and not inside a JMESPath
 // literal (`…` JSON, '…' raw string, "…" quoted identifier, each with its

@@ -129,6 +129,12 @@ type Command struct {
 	// interactive commands: signals then go to the command alone, and the
 	// processes it leaves behind are only found when retry is a subreaper.
 	Foreground bool
+	// SuperviseEarly starts the supervisor (EnableSupervisor) before the
+	// first attempt's process, instead of once an attempt has run
+	// supervisorAfter: then no process an attempt starts in its first
+	// moments outlives a retry killed with SIGKILL either, for the price of
+	// one more process per run.
+	SuperviseEarly bool
 	// KillAfter is the grace between the stop signal and SIGKILL; 0 means
 	// DefaultKillAfter and a negative value sends SIGKILL at once.
 	KillAfter time.Duration

@@ -60,6 +60,9 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	// no goroutine of retry ever exits locked to a thread, that thread lives
 	// as long as retry does.
 	withDeathSignal(attr.Sys)
+	if c.SuperviseEarly && st.marked {
+		superviseGroup(0) // started before the attempt's first process
+	}
 	runtime.LockOSThread()
 	pid, err := syscall.ForkExec(path, c.Argv, attr)
 	runtime.UnlockOSThread()
@@ -89,6 +92,9 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	if c.SuperviseEarly && st.marked {
+		superviseGroup(p.groupID())
+	}
 	guard.stop = p.stop
 	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })

@@ -28,7 +28,7 @@ var flagGroups = []flagGroup{
 		"error-pattern", "input")},
 	{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
 	{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
-	{"Processes", []string{"shell", "shell-path", "foreground", "kill-after", "on-retry"}},
+	{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
 	{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
 	{"CI", []string{"ci"}},
 }
@@ -132,6 +132,8 @@ func acceptorHelp(fs *pflag.FlagSet) string {
 	var b strings.Builder
 	b.WriteString("Acceptors (each repeatable; in command-line order, the first that matches decides):\n")
 	b.WriteString("  STATE is success, failure, retry or throttle (JMESPath: success, failure or retry)\n")
+	b.WriteString("  Repeated acceptors are alternatives, not conditions that must all hold: to require\n")
+	b.WriteString("  several, join them in one expression (--success 'replicas == `3` && ready')\n")
 	var rest []string
 	seen := map[string]bool{}
 	for _, k := range acceptorKinds() {

@@ -107,8 +107,11 @@ type Process struct {
 	Shell      bool
 	ShellPath  string
 	Foreground bool
-	KillAfter  time.Duration
-	OnRetry    string
+	// SuperviseEarly starts the supervisor before the first attempt
+	// (command.Command.SuperviseEarly).
+	SuperviseEarly bool
+	KillAfter      time.Duration
+	OnRetry        string
 }
 
 // Net is an attempt that is an HTTP call (--url) or a TCP connect (--tcp).
@@ -199,6 +202,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Process.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.Process.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
 	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
+	fs.BoolVar(&o.Process.SuperviseEarly, "supervise-early", false, "Linux: start the supervisor that ends the attempts' processes when retry is killed (SIGKILL) before the first attempt, not after 50ms of one")
 
 	fs.StringVar(&o.Net.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
 	fs.StringVar(&o.Net.URL, "url", "", "make an HTTP call to `URL` instead of running a command")

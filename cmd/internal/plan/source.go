@@ -39,14 +39,15 @@ func (o *Options) source(p *Plan, kind attemptKind, needJSON bool) error {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
 	}
 	c := &command.Command{
-		Argv:         argv,
-		Foreground:   o.Process.Foreground,
-		KillAfter:    killAfter,
-		Stdin:        o.IO.StdinFile(),
-		Stderr:       p.Stderr.Child(),
-		ErrorPattern: pattern,
-		KeepStdout:   needJSON,
-		MaxOutput:    o.Output.MaxOutput,
+		Argv:           argv,
+		Foreground:     o.Process.Foreground,
+		SuperviseEarly: o.Process.SuperviseEarly,
+		KillAfter:      killAfter,
+		Stdin:          o.IO.StdinFile(),
+		Stderr:         p.Stderr.Child(),
+		ErrorPattern:   pattern,
+		KeepStdout:     needJSON,
+		MaxOutput:      o.Output.MaxOutput,
 	}
 	if live {
 		c.Stdout = o.IO.Out

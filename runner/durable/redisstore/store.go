@@ -257,7 +257,7 @@ func (s *Store) renew(ttl time.Duration) {
 			case <-done:
 				return
 			case <-t.C:
-				s.run(renewScript.Get(), s.value, ttl.Milliseconds()) // a failure shows at the next write
+				_, _ = s.run(renewScript.Get(), s.value, ttl.Milliseconds()) // a failure shows at the next write
 			}
 		}
 	}()
