@@ -9,36 +9,54 @@ import (
 	"github.com/spf13/pflag"
 )
 
+// An alias is a flag name users bring from another tool and ours for it.
+// The tables are slices rather than maps: static data, where a map would
+// be built by the package's init at every start, for an unknown flag only.
+type alias struct {
+	name string
+	to   []string
+}
+
+// aliasOf returns what table gives for name.
+func aliasOf(table []alias, name string) []string {
+	for _, a := range table {
+		if a.name == name {
+			return a.to
+		}
+	}
+	return nil
+}
+
 // flagAliases maps flag names users bring from other tools (curl, wait-for-it,
 // Debian's retry, GNU timeout) to ours.
-var flagAliases = map[string][]string{
-	"timeout":        {"--attempt-timeout", "--max-time"},
-	"retries":        {"-n/--attempts"},
-	"retry":          {"-n/--attempts"},
-	"tries":          {"-n/--attempts"},
-	"times":          {"-n/--attempts"},
-	"max-retries":    {"-n/--attempts"},
-	"max-attempts":   {"-n/--attempts"},
-	"count":          {"-n/--attempts"},
-	"interval":       {"--delay"},
-	"sleep":          {"--delay"},
-	"wait":           {"--delay"},
-	"initial-delay":  {"--delay"},
-	"retry-delay":    {"--delay"},
-	"max-interval":   {"--max-delay"},
-	"retry-max-time": {"--max-time"},
-	"deadline":       {"--max-time"},
-	"silent":         {"-q/--quiet"},
-	"json":           {"--log-format json"},
+var flagAliases = []alias{
+	{"timeout", []string{"--attempt-timeout", "--max-time"}},
+	{"retries", []string{"-n/--attempts"}},
+	{"retry", []string{"-n/--attempts"}},
+	{"tries", []string{"-n/--attempts"}},
+	{"times", []string{"-n/--attempts"}},
+	{"max-retries", []string{"-n/--attempts"}},
+	{"max-attempts", []string{"-n/--attempts"}},
+	{"count", []string{"-n/--attempts"}},
+	{"interval", []string{"--delay"}},
+	{"sleep", []string{"--delay"}},
+	{"wait", []string{"--delay"}},
+	{"initial-delay", []string{"--delay"}},
+	{"retry-delay", []string{"--delay"}},
+	{"max-interval", []string{"--max-delay"}},
+	{"retry-max-time", []string{"--max-time"}},
+	{"deadline", []string{"--max-time"}},
+	{"silent", []string{"-q/--quiet"}},
+	{"json", []string{"--log-format json"}},
 }
 
 // shortAliases does the same for single-letter flags.
-var shortAliases = map[string][]string{
-	"t": {"-n/--attempts"},
-	"r": {"-n/--attempts"},
-	"i": {"--delay"},
-	"s": {"--delay"},
-	"m": {"--max-time"},
+var shortAliases = []alias{
+	{"t", []string{"-n/--attempts"}},
+	{"r", []string{"-n/--attempts"}},
+	{"i", []string{"--delay"}},
+	{"s", []string{"--delay"}},
+	{"m", []string{"--max-time"}},
 }
 
 // flagErrorTextFor is flagErrorText for command c: an unknown flag gets
@@ -51,10 +69,10 @@ func flagErrorTextFor(c *cobra.Command, err error) string {
 	var sugg []string
 	switch name := ne.GetSpecifiedName(); {
 	case ne.GetSpecifiedShortnames() != "": // -t
-		sugg = shortAliases[name]
+		sugg = aliasOf(shortAliases, name)
 	case name != "":
 		name = strings.ToLower(name)
-		sugg = append(sugg, flagAliases[name]...)
+		sugg = append(sugg, aliasOf(flagAliases, name)...)
 		if len(sugg) == 0 {
 			sugg = similarFlags(c.Flags(), name)
 		}

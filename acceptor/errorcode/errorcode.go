@@ -26,10 +26,10 @@ var (
 	//   An error occurred (ThrottlingException) when calling the DescribeStacks operation (reached max retries: 4): Rate exceeded
 	//   aws: [ERROR]: An error occurred (NoRegion): You must specify a region.
 	//   fatal error: An error occurred (404) when calling the HeadObject operation: Key "k" does not exist
-	awsErrorLine = lazyRegexp(`An error occurred \(([^()\s]+)\)(?: when calling the \S+ operation)?(?: \(reached max retries: \d+\))?(?::\s*(.*))?`)
+	awsErrorLine = lazyRegexp{expr: `An error occurred \(([^()\s]+)\)(?: when calling the \S+ operation)?(?: \(reached max retries: \d+\))?(?::\s*(.*))?`}
 
 	// kubectl: Error from server (NotFound): pods "x" not found
-	kubectlErrorLine = lazyRegexp(`Error from server \(([A-Za-z][A-Za-z0-9]*)\)(?::\s*(.*))?`)
+	kubectlErrorLine = lazyRegexp{expr: `Error from server \(([A-Za-z][A-Za-z0-9]*)\)(?::\s*(.*))?`}
 	// kubectl's other error lines that carry a cause (kubernetes/kubectl
 	// pkg/cmd/util/helpers.go, checkErr and StandardErrorMessage): a 401
 	// is not "Error from server (Unauthorized)" but
@@ -40,44 +40,54 @@ var (
 	// and the connection errors of StandardErrorMessage:
 	//   The connection to the server HOST:PORT was refused - did you specify the right host or port?
 	//   Unable to connect to the server: CAUSE
-	kubectlLoginLine      = lazyRegexp(`^error: You must be logged in to the server \((.*)\)\s*$`)
-	kubectlNoResourceLine = lazyRegexp(`^error: (the server doesn't have a resource type .*?)\s*$`)
-	kubectlNoKindLine     = lazyRegexp(`(no matches for kind ".*" in version ".*?")`)
-	kubectlRefusedLine    = lazyRegexp(`^(The connection to the server \S+ was refused) - did you specify the right host or port\?\s*$`)
-	kubectlConnectLine    = lazyRegexp(`^Unable to connect to the server: (.*?)\s*$`)
+	kubectlLoginLine      = lazyRegexp{expr: `^error: You must be logged in to the server \((.*)\)\s*$`}
+	kubectlNoResourceLine = lazyRegexp{expr: `^error: (the server doesn't have a resource type .*?)\s*$`}
+	kubectlNoKindLine     = lazyRegexp{expr: `(no matches for kind ".*" in version ".*?")`}
+	kubectlRefusedLine    = lazyRegexp{expr: `^(The connection to the server \S+ was refused) - did you specify the right host or port\?\s*$`}
+	kubectlConnectLine    = lazyRegexp{expr: `^Unable to connect to the server: (.*?)\s*$`}
 
 	// gcloud: ERROR: (gcloud.compute.instances.describe) REST OF LINE
-	gcloudErrorLine = lazyRegexp(`^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`)
+	gcloudErrorLine = lazyRegexp{expr: `^ERROR: \(gcloud(?:\.[\w-]+)*\)\s*(.*)$`}
 	// The forms of REST OF LINE that carry a code.
-	gcloudCanonical     = lazyRegexp(`^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}):\s*(.*)$`) // NOT_FOUND: …
-	gcloudHTTPError     = lazyRegexp(`^HTTPError (\d{3}):?\s*(.*)$`)                        // HTTPError 404: …
-	gcloudResponse      = lazyRegexp(`^ResponseError: (?:code=(\d{3}), message=(.*)|status=\[(\d{3})\], code=\[[^\]]*\], message=\[(.*)\])$`)
-	gcloudGRPC          = lazyRegexp(`^Error Response: \[(\d{1,2})\]\s*(.*)$`) // Error Response: [13] …
-	gcloudHTTPAccessing = lazyRegexp(`HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`)
-	gcloudNotFound      = lazyRegexp(`^\s*- (The resource '.*' was not found)\s*$`) // after "Could not fetch resource:"
+	gcloudCanonical     = lazyRegexp{expr: `^([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[A-Z]{3,}):\s*(.*)$`} // NOT_FOUND: …
+	gcloudHTTPError     = lazyRegexp{expr: `^HTTPError (\d{3}):?\s*(.*)$`}                        // HTTPError 404: …
+	gcloudResponse      = lazyRegexp{expr: `^ResponseError: (?:code=(\d{3}), message=(.*)|status=\[(\d{3})\], code=\[[^\]]*\], message=\[(.*)\])$`}
+	gcloudGRPC          = lazyRegexp{expr: `^Error Response: \[(\d{1,2})\]\s*(.*)$`} // Error Response: [13] …
+	gcloudHTTPAccessing = lazyRegexp{expr: `HttpError accessing <[^>]*>: response: <\{.*'status': '(\d{3})'`}
+	gcloudNotFound      = lazyRegexp{expr: `^\s*- (The resource '.*' was not found)\s*$`} // after "Could not fetch resource:"
 
 	// Azure CLI: ERROR: (ResourceGroupNotFound) Resource group 'x' could not be found.
-	azureErrorLine = lazyRegexp(`^ERROR: \(([A-Za-z][\w.]*)\)\s*(.*)$`)
+	azureErrorLine = lazyRegexp{expr: `^ERROR: \(([A-Za-z][\w.]*)\)\s*(.*)$`}
 
 	// A top-level "Code:" line: AWS CLI --cli-error-format yaml, Azure CLI.
-	codeLine    = lazyRegexp(`^Code: *([^\s:]+)\s*$`)
-	messageLine = lazyRegexp(`^Message: *(.*)$`)
+	codeLine    = lazyRegexp{expr: `^Code: *([^\s:]+)\s*$`}
+	messageLine = lazyRegexp{expr: `^Message: *(.*)$`}
 
 	// curl -f: curl: (22) The requested URL returned error: 503
-	curlErrorLine = lazyRegexp(`curl: \(22\) The requested URL returned error: (\d{3})\b\s*(.*)$`)
+	curlErrorLine = lazyRegexp{expr: `curl: \(22\) The requested URL returned error: (\d{3})\b\s*(.*)$`}
 
 	// gh: "gh: Not Found (HTTP 404)" and "HTTP 404: Not Found (https://…)".
-	ghSuffix = lazyRegexp(`^gh: (.*) \(HTTP (\d{3})\)\s*$`)
-	ghPrefix = lazyRegexp(`^HTTP (\d{3}): (.*)$`)
+	ghSuffix = lazyRegexp{expr: `^gh: (.*) \(HTTP (\d{3})\)\s*$`}
+	ghPrefix = lazyRegexp{expr: `^HTTP (\d{3}): (.*)$`}
 
-	ansiEscape = lazyRegexp("\x1b\\[[0-9;?]*[ -/]*[@-~]")
+	ansiEscape = lazyRegexp{expr: "\x1b\\[[0-9;?]*[ -/]*[@-~]"}
 )
 
-// lazyRegexp returns a function that compiles expr on its first call
-// (sync.OnceValue) and returns that regexp on every call, so that retry's
-// start-up does not pay for the patterns of CLIs an attempt never prints.
-func lazyRegexp(expr string) func() *regexp.Regexp {
-	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+// lazyRegexp is a regexp compiled on its first use (get), so that retry's
+// start-up does not pay for the patterns of CLIs an attempt never prints. A
+// package-level lazyRegexp{expr: …} is static data: no code runs for it
+// at start-up, where a sync.OnceValue closure would be built for each.
+type lazyRegexp struct {
+	once sync.Once
+	expr string
+	re   *regexp.Regexp
+}
+
+// get returns the compiled regexp. runner/redact has its twin: ten lines are not
+// worth a package both would import, and neither imports the other.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }
 
 // grpcCodes names the canonical gRPC status codes, which gcloud prints by
@@ -189,7 +199,7 @@ func (t lineText) line(l lineSpan) []byte {
 	b := t[l.start:l.end]
 	b = bytes.TrimSuffix(b, []byte("\r"))
 	if bytes.IndexByte(b, 0x1b) >= 0 {
-		b = ansiEscape().ReplaceAll(b, nil)
+		b = ansiEscape.get().ReplaceAll(b, nil)
 	}
 	return b
 }
@@ -214,12 +224,12 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 		}
 	}
 	if bytes.Contains(line, []byte("An error occurred (")) {
-		if m := awsErrorLine().FindSubmatch(line); m != nil {
+		if m := awsErrorLine.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.Contains(line, []byte("Error from server (")) {
-		if m := kubectlErrorLine().FindSubmatch(line); m != nil {
+		if m := kubectlErrorLine.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
@@ -227,35 +237,35 @@ func (p *stderrParser) parseLine(l lineSpan) (code, message string, ok bool) {
 		return code, message, true
 	}
 	if bytes.HasPrefix(line, []byte("ERROR: (")) {
-		if m := gcloudErrorLine().FindSubmatch(line); m != nil {
+		if m := gcloudErrorLine.get().FindSubmatch(line); m != nil {
 			return p.parseGcloud(l, m[1])
 		}
-		if m := azureErrorLine().FindSubmatch(line); m != nil {
+		if m := azureErrorLine.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.Contains(line, []byte("HttpError accessing <")) {
-		if m := gcloudHTTPAccessing().FindSubmatch(line); m != nil {
+		if m := gcloudHTTPAccessing.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), "")
 		}
 	}
 	if bytes.HasPrefix(line, []byte("Code:")) {
-		if m := codeLine().FindSubmatch(line); m != nil {
+		if m := codeLine.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), p.blockMessage(l))
 		}
 	}
 	if bytes.Contains(line, []byte("curl: (22)")) {
-		if m := curlErrorLine().FindSubmatch(line); m != nil {
+		if m := curlErrorLine.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
 	if bytes.HasPrefix(line, []byte("gh: ")) {
-		if m := ghSuffix().FindSubmatch(line); m != nil {
+		if m := ghSuffix.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[2]), string(m[1]))
 		}
 	}
 	if bytes.HasPrefix(line, []byte("HTTP ")) {
-		if m := ghPrefix().FindSubmatch(line); m != nil {
+		if m := ghPrefix.get().FindSubmatch(line); m != nil {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 	}
@@ -298,23 +308,23 @@ func connectCode(cause string) string {
 func parseKubectlLine(line []byte) (code, message string, ok bool) {
 	switch {
 	case bytes.HasPrefix(line, []byte("error: You must be logged in")):
-		if m := kubectlLoginLine().FindSubmatch(line); m != nil {
+		if m := kubectlLoginLine.get().FindSubmatch(line); m != nil {
 			return codeFound(codeUnauthorized, string(m[1]))
 		}
 	case bytes.HasPrefix(line, []byte("error: the server doesn't have a resource type ")):
-		if m := kubectlNoResourceLine().FindSubmatch(line); m != nil {
+		if m := kubectlNoResourceLine.get().FindSubmatch(line); m != nil {
 			return codeFound(codeNoResourceMatch, string(m[1]))
 		}
 	case bytes.Contains(line, []byte("no matches for kind ")):
-		if m := kubectlNoKindLine().FindSubmatch(line); m != nil {
+		if m := kubectlNoKindLine.get().FindSubmatch(line); m != nil {
 			return codeFound(codeNoKindMatch, string(m[1]))
 		}
 	case bytes.HasPrefix(line, []byte("The connection to the server ")):
-		if m := kubectlRefusedLine().FindSubmatch(line); m != nil {
+		if m := kubectlRefusedLine.get().FindSubmatch(line); m != nil {
 			return codeFound(codeConnectionRefused, string(m[1]))
 		}
 	case bytes.HasPrefix(line, []byte("Unable to connect to the server: ")):
-		if m := kubectlConnectLine().FindSubmatch(line); m != nil {
+		if m := kubectlConnectLine.get().FindSubmatch(line); m != nil {
 			return codeFound(connectCode(string(m[1])), string(m[1]))
 		}
 	}
@@ -323,19 +333,19 @@ func parseKubectlLine(line []byte) (code, message string, ok bool) {
 
 // parseGcloud reads what follows "ERROR: (gcloud.…) ".
 func (p *stderrParser) parseGcloud(l lineSpan, rest []byte) (code, message string, ok bool) {
-	if m := gcloudCanonical().FindSubmatch(rest); m != nil {
+	if m := gcloudCanonical.get().FindSubmatch(rest); m != nil {
 		return codeFound(string(m[1]), string(m[2]))
 	}
-	if m := gcloudHTTPError().FindSubmatch(rest); m != nil {
+	if m := gcloudHTTPError.get().FindSubmatch(rest); m != nil {
 		return codeFound(string(m[1]), string(m[2]))
 	}
-	if m := gcloudResponse().FindSubmatch(rest); m != nil {
+	if m := gcloudResponse.get().FindSubmatch(rest); m != nil {
 		if len(m[1]) > 0 {
 			return codeFound(string(m[1]), string(m[2]))
 		}
 		return codeFound(string(m[3]), string(m[4]))
 	}
-	if m := gcloudGRPC().FindSubmatch(rest); m != nil {
+	if m := gcloudGRPC.get().FindSubmatch(rest); m != nil {
 		n, _ := strconv.Atoi(string(m[1]))
 		if n > 0 && n < len(grpcCodes) {
 			return codeFound(grpcCodes[n], string(m[2]))
@@ -344,7 +354,7 @@ func (p *stderrParser) parseGcloud(l lineSpan, rest []byte) (code, message strin
 	}
 	if string(bytes.TrimSpace(rest)) == "Could not fetch resource:" {
 		if next, ok := p.text.next(l); ok {
-			if m := gcloudNotFound().FindSubmatch(p.text.line(next)); m != nil {
+			if m := gcloudNotFound.get().FindSubmatch(p.text.line(next)); m != nil {
 				return codeFound("NOT_FOUND", string(m[1]))
 			}
 		}
@@ -364,7 +374,7 @@ func (p *stderrParser) blockMessage(l lineSpan) string {
 			if len(bytes.TrimSpace(text)) == 0 {
 				break
 			}
-			if m := messageLine().FindSubmatch(text); m != nil {
+			if m := messageLine.get().FindSubmatch(text); m != nil {
 				return string(m[1])
 			}
 			n++

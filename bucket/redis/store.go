@@ -139,15 +139,28 @@ func (c *Client) redact(err error) error {
 // The scripts are built (their SHA-1 computed) on first use, so a run
 // without a Redis scope store never pays for them at start-up.
 var (
-	take   = lazyScript(takeScript)
-	give   = lazyScript(giveScript)
-	send   = lazyScript(sendScript)
-	record = lazyScript(recordScript)
-	info   = lazyScript(infoScript)
+	take   = LazyScript{Src: takeScript}
+	give   = LazyScript{Src: giveScript}
+	send   = LazyScript{Src: sendScript}
+	record = LazyScript{Src: recordScript}
+	info   = LazyScript{Src: infoScript}
 )
 
-func lazyScript(src string) func() *goredis.Script {
-	return sync.OnceValue(func() *goredis.Script { return goredis.NewScript(src) })
+// LazyScript is a server-side script built (its SHA-1 computed) on its
+// first use (Get). A package-level LazyScript{Src: …} is static data: no
+// code runs for it at start-up, where a sync.OnceValue closure would be
+// built for each. The --state store (runner/durable/redisstore) keeps its
+// scripts in it too.
+type LazyScript struct {
+	Src    string
+	once   sync.Once
+	script *goredis.Script
+}
+
+// Get returns the script.
+func (l *LazyScript) Get() *goredis.Script {
+	l.once.Do(func() { l.script = goredis.NewScript(l.Src) })
+	return l.script
 }
 
 // Scope is a scope kept in Redis: a bucket.Store for bucket.NewShared.
@@ -197,7 +210,7 @@ func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any, more ...an
 // Take takes cost tokens from the scope's bucket, or returns a
 // *bucket.EmptyError and takes nothing.
 func (s *Scope) Take(ctx context.Context, cost int) error {
-	v, err := s.run(ctx, take(), cost, s.reserve)
+	v, err := s.run(ctx, take.Get(), cost, s.reserve)
 	if err != nil {
 		return err
 	}
@@ -215,14 +228,14 @@ func (s *Scope) Take(ctx context.Context, cost int) error {
 
 // Give returns n tokens to the scope's bucket, capped at capacity.
 func (s *Scope) Give(ctx context.Context, n int) error {
-	_, err := s.run(ctx, give(), n)
+	_, err := s.run(ctx, give.Get(), n)
 	return err
 }
 
 // Send takes a send token of the scope's adaptive limiter, or says how long
 // until one is there.
 func (s *Scope) Send(ctx context.Context) (bool, time.Duration, error) {
-	v, err := s.run(ctx, send(), 0)
+	v, err := s.run(ctx, send.Get(), 0)
 	if err != nil {
 		return false, 0, err
 	}
@@ -243,14 +256,14 @@ func (s *Scope) Record(ctx context.Context, throttled bool) error {
 	if throttled {
 		flag = 1
 	}
-	_, err := s.run(ctx, record(), flag)
+	_, err := s.run(ctx, record.Get(), flag)
 	return err
 }
 
 // Info returns the scope's state, refilled at the server's time; an error
 // wrapping bucket.ErrNoScope when the store has none.
 func (s *Scope) Info(ctx context.Context) (bucket.ScopeInfo, error) {
-	v, err := s.run(ctx, info(), 0)
+	v, err := s.run(ctx, info.Get(), 0)
 	if err != nil {
 		return bucket.ScopeInfo{}, err
 	}

@@ -195,18 +195,32 @@ func unescapeName(n string) string {
 // The regexps below compile on first use: a run that logs nothing (-q)
 // never pays for them at start-up.
 
+// lazyRegexp is a regexp compiled on its first use (get). A package-level
+// lazyRegexp{expr: …} is static data: no code runs for it at start-up,
+// where a sync.OnceValue closure would be built for each.
+type lazyRegexp struct {
+	once sync.Once
+	expr string
+	re   *regexp.Regexp
+}
+
+// get returns the compiled regexp. acceptor/errorcode has its twin: ten lines are not
+// worth a package both would import, and neither imports the other.
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
+}
+
 // urlToken finds URLs in text: a scheme, "://", and everything up to a blank
 // or a quote.
-var urlToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`) })
+var urlToken = lazyRegexp{expr: `[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`}
 
 // credential finds "Bearer S" and "Basic S" (any case).
-var credential = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`) })
+var credential = lazyRegexp{expr: `(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`}
 
 // headerLine finds "Name: value" where Name starts a line, a quoted string
 // or a word; the value runs to the end of the line or of the quote.
-var headerLine = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`)
-})
+var headerLine = lazyRegexp{expr: `(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`}
 
 // assignment finds NAME=VALUE and NAME = VALUE (blanks around "=" on one
 // line): --api-key=S, GITHUB_TOKEN=S, aws_secret_access_key = S, a=1&token=S.
@@ -214,27 +228,19 @@ var headerLine = sync.OnceValue(func() *regexp.Regexp {
 // "." and "_" (which belong to names); the value is a quoted string on the
 // line or runs to a blank, a quote, "&", ";" or ",", and does not start
 // with "=" (NAME == VALUE is a comparison).
-var assignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(^|[^A-Za-z0-9_.\-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'&,;=][^\s"'&,;]*)`)
-})
+var assignment = lazyRegexp{expr: `(^|[^A-Za-z0-9_.\-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'&,;=][^\s"'&,;]*)`}
 
 // jsonKey finds a JSON (or Python) key and its scalar value on one line:
 // "client_secret": "S", 'password': 'S', "token": 12345.
-var jsonKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`)
-})
+var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`}
 
 // escapedJSONKey finds a JSON key and its string value escaped once more,
 // as a shell string or a JSON string holding JSON writes them:
 // \"client_secret\": \"S\".
-var escapedJSONKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`)
-})
+var escapedJSONKey = lazyRegexp{expr: `(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`}
 
 // privateKey finds the body of a PEM private key block.
-var privateKey = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`)
-})
+var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`}
 
 // Text hides the secrets in text that retry writes or repeats (a log line,
 // an error, a usage message, a command's output replayed, a failure body):
@@ -249,13 +255,13 @@ var privateKey = sync.OnceValue(func() *regexp.Regexp {
 // without any of them is returned as is.
 func Text(s string) string {
 	if strings.Contains(s, "://") {
-		s = urlToken().ReplaceAllStringFunc(s, URL)
+		s = urlToken.get().ReplaceAllStringFunc(s, URL)
 	}
 	if strings.Contains(s, "PRIVATE KEY-----") {
-		s = privateKey().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
+		s = privateKey.get().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
 	}
 	if mayHoldCredential(s) {
-		s = credential().ReplaceAllString(s, "${1}${2}"+Placeholder)
+		s = credential.get().ReplaceAllString(s, "${1}${2}"+Placeholder)
 	}
 	if !mayNameSecret(s) {
 		// What is left hides values by their names: text that names no
@@ -263,16 +269,16 @@ func Text(s string) string {
 		return s
 	}
 	if strings.IndexByte(s, ':') >= 0 {
-		s = headerLine().ReplaceAllStringFunc(s, func(m string) string {
-			sub := headerLine().FindStringSubmatch(m)
+		s = headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine.get().FindStringSubmatch(m)
 			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
 				return m
 			}
 			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
 		})
 		if strings.ContainsAny(s, `"'`) {
-			s = jsonKey().ReplaceAllStringFunc(s, func(m string) string {
-				sub := jsonKey().FindStringSubmatch(m)
+			s = jsonKey.get().ReplaceAllStringFunc(s, func(m string) string {
+				sub := jsonKey.get().FindStringSubmatch(m)
 				if !isSecretName(sub[1][1 : len(sub[1])-1]) {
 					return m
 				}
@@ -280,8 +286,8 @@ func Text(s string) string {
 			})
 		}
 		if strings.Contains(s, `\"`) {
-			s = escapedJSONKey().ReplaceAllStringFunc(s, func(m string) string {
-				sub := escapedJSONKey().FindStringSubmatch(m)
+			s = escapedJSONKey.get().ReplaceAllStringFunc(s, func(m string) string {
+				sub := escapedJSONKey.get().FindStringSubmatch(m)
 				if !isSecretName(sub[1][2 : len(sub[1])-2]) {
 					return m
 				}
@@ -336,13 +342,13 @@ func mayHoldCredential(s string) bool {
 // assignments hides the values of secret NAME=VALUE pairs in s, outside
 // URLs (URL hid their secret parameters already; "#k=v" after one stays).
 func assignments(s string) string {
-	ms := assignment().FindAllStringSubmatchIndex(s, -1)
+	ms := assignment.get().FindAllStringSubmatchIndex(s, -1)
 	if ms == nil {
 		return s
 	}
 	var urls [][]int
 	if strings.Contains(s, "://") {
-		urls = urlToken().FindAllStringIndex(s, -1)
+		urls = urlToken.get().FindAllStringIndex(s, -1)
 	}
 	var b strings.Builder
 	last := 0
@@ -393,7 +399,7 @@ func Argv(argv []string) []string {
 		// Most arguments hold no "=": they skip the regexp (and its
 		// compilation at every start).
 		if strings.IndexByte(a, '=') >= 0 {
-			if m := wholeAssignment().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
+			if m := wholeAssignment.get().FindStringSubmatch(a); m != nil && isSecretName(m[1]) {
 				out[i] = m[1] + "=" + Placeholder
 				continue
 			}
@@ -404,9 +410,7 @@ func Argv(argv []string) []string {
 }
 
 // wholeAssignment is an argument that is --NAME=VALUE whole.
-var wholeAssignment = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?s)^(-{1,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.+)$`)
-})
+var wholeAssignment = lazyRegexp{expr: `(?s)^(-{1,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.+)$`}
 
 // Error returns err with its URL redacted when it is a *url.Error
 // (net/http names the URL in its errors, user information included), along

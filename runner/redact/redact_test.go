@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 )
@@ -157,7 +156,7 @@ func TestMayHoldCredential(t *testing.T) {
 			b.WriteString(words[r.IntN(len(words))])
 		}
 		s := b.String()
-		if credential().ReplaceAllString(s, "${1}${2}"+Placeholder) != s && !mayHoldCredential(s) {
+		if credential.get().ReplaceAllString(s, "${1}${2}"+Placeholder) != s && !mayHoldCredential(s) {
 			t.Fatalf("%q: the regexp redacts it, the pre-check skips it", s)
 		}
 	}
@@ -207,8 +206,8 @@ func TestMayNameSecret(t *testing.T) {
 		if mayNameSecret(s) {
 			continue
 		}
-		got := headerLine().ReplaceAllStringFunc(s, func(m string) string {
-			sub := headerLine().FindStringSubmatch(m)
+		got := headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
+			sub := headerLine.get().FindStringSubmatch(m)
 			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
 				return m
 			}
@@ -217,8 +216,8 @@ func TestMayNameSecret(t *testing.T) {
 		if got != s || assignments(s) != s {
 			t.Fatalf("%q: a regexp redacts it, the pre-check skips it", s)
 		}
-		for _, re := range []func() *regexp.Regexp{jsonKey, escapedJSONKey} {
-			for _, m := range re().FindAllStringSubmatch(s, -1) {
+		for _, re := range []*lazyRegexp{&jsonKey, &escapedJSONKey} {
+			for _, m := range re.get().FindAllStringSubmatch(s, -1) {
 				if name := strings.Trim(m[1], `\"'`); isSecretName(name) {
 					t.Fatalf("%q: the key %q is secret, the pre-check skips it", s, name)
 				}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/spf13/cobra"
@@ -16,22 +17,34 @@ type flagGroup struct {
 	flags []string
 }
 
-// flagGroups is the one table of the topic of every flag of run and wait,
-// in the order help shows them. Every registered flag must be in exactly
-// one group (TestEveryFlagHasAGroup); a name that neither command
+// flagGroups returns the one table of the topic of every flag of run and
+// wait, in the order help shows them. Every registered flag must be in
+// exactly one group (TestEveryFlagHasAGroup); a name that neither command
 // registers (a flag of the other command, or one not built yet) is skipped.
-var flagGroups = []flagGroup{
-	{"Budget", []string{"attempts", "max-time", "attempt-timeout", "consecutive", "state"}},
-	{"Delay", []string{"backoff", "delay", "max-delay", "throttle-delay", "multiplier", "jitter", "schedule", "max-retry-after"}},
-	{"Retry budget and scopes", []string{"mode", "scope", "scope-store", "when-empty"}},
-	{"Acceptors", acceptorFlagNames(
-		"error-pattern", "input")},
-	{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
-	{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
-	{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
-	{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
-	{"CI", []string{"ci"}},
+// Only help reads it: it is built on first use, not by the package's init
+// at every start.
+func flagGroups() []flagGroup {
+	flagGroupsOnce.Do(func() {
+		flagGroupsTable = []flagGroup{
+			{"Budget", []string{"attempts", "max-time", "attempt-timeout", "consecutive", "state"}},
+			{"Delay", []string{"backoff", "delay", "max-delay", "throttle-delay", "multiplier", "jitter", "schedule", "max-retry-after"}},
+			{"Retry budget and scopes", []string{"mode", "scope", "scope-store", "when-empty"}},
+			{"Acceptors", acceptorFlagNames(
+				"error-pattern", "input")},
+			{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
+			{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
+			{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
+			{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
+			{"CI", []string{"ci"}},
+		}
+	})
+	return flagGroupsTable
 }
+
+var (
+	flagGroupsOnce  sync.Once
+	flagGroupsTable []flagGroup
+)
 
 // acceptorFlagNames lists the acceptor flags (--success-exit …) in the
 // order they are registered, then more.
@@ -47,7 +60,7 @@ func acceptorFlagNames(more ...string) []string {
 
 // groupOf returns the title of the group that holds flag name, or "".
 func groupOf(name string) string {
-	for _, g := range flagGroups {
+	for _, g := range flagGroups() {
 		for _, f := range g.flags {
 			if f == name {
 				return g.title
@@ -82,7 +95,7 @@ func writeGroupedHelp(w io.Writer, c *cobra.Command) {
 		fmt.Fprintf(&b, "Examples:\n%s\n\n", strings.TrimRight(c.Example, "\n"))
 	}
 	fs := c.Flags()
-	for _, g := range flagGroups {
+	for _, g := range flagGroups() {
 		if g.title == "Acceptors" {
 			b.WriteString(acceptorHelp(fs))
 			continue
@@ -146,7 +159,7 @@ func acceptorHelp(fs *pflag.FlagSet) string {
 			seen[st.String()+k.suffix] = true
 		}
 	}
-	for _, g := range flagGroups {
+	for _, g := range flagGroups() {
 		if g.title != "Acceptors" {
 			continue
 		}

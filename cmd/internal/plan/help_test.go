@@ -38,7 +38,7 @@ func TestEveryFlagHasAGroup(t *testing.T) {
 
 func TestFlagGroupsHoldEachFlagOnce(t *testing.T) {
 	seen := map[string]string{}
-	for _, g := range flagGroups {
+	for _, g := range flagGroups() {
 		for _, f := range g.flags {
 			if prev, ok := seen[f]; ok {
 				t.Errorf("--%s is in %q and %q", f, prev, g.title)
@@ -69,7 +69,7 @@ func TestGroupedHelp(t *testing.T) {
 			return i
 		}
 		last := pos("Examples:\n")
-		for _, g := range flagGroups {
+		for _, g := range flagGroups() {
 			i := strings.Index(help, "\n\n"+g.title+":\n")
 			if g.title == "Acceptors" {
 				i = strings.Index(help, "\n\nAcceptors (")

@@ -1,10 +1,6 @@
 package redisstore
 
-import (
-	"sync"
-
-	goredis "github.com/redis/go-redis/v9"
-)
+import "github.com/retry-dev/retry/bucket/redis"
 
 // The server-side scripts. KEYS[1] is the lock, KEYS[2] the sequence's
 // hash; ARGV[1] is the caller's lock value. Each runs atomically, so a
@@ -14,7 +10,7 @@ import (
 // holder's value, taken over), for ARGV[2] milliseconds, and returns
 // {1, HGETALL}; otherwise {0, the holder's value}. A key of another type
 // is an error, before anything is written.
-var lockScript = lazyScript(`
+var lockScript = redis.LazyScript{Src: `
 local t = redis.call('TYPE', KEYS[2])['ok']
 if t ~= 'hash' and t ~= 'none' then
   return redis.error_reply('WRONGTYPE ' .. KEYS[2] .. ' holds a ' .. t .. ', not a retry state')
@@ -23,48 +19,43 @@ local cur = redis.call('GET', KEYS[1])
 if cur and cur ~= ARGV[3] then return {0, cur} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {1, redis.call('HGETALL', KEYS[2])}
-`)
+`}
 
 // writeScript replaces the hash with the field-value pairs from ARGV[3] on,
 // expiring after ARGV[2] milliseconds, if the lock is the caller's: 1;
 // otherwise 0 and nothing written.
-var writeScript = lazyScript(`
+var writeScript = redis.LazyScript{Src: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[2])
 redis.call('HSET', KEYS[2], unpack(ARGV, 3))
 redis.call('PEXPIRE', KEYS[2], ARGV[2])
 return 1
-`)
+`}
 
 // removeScript deletes the hash and the lock, if the lock is the
 // caller's: 1; otherwise 0.
-var removeScript = lazyScript(`
+var removeScript = redis.LazyScript{Src: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[2], KEYS[1])
 return 1
-`)
+`}
 
 // releaseScript deletes the lock if it is the caller's.
-var releaseScript = lazyScript(`
+var releaseScript = redis.LazyScript{Src: `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
 return 1
-`)
+`}
 
 // renewScript sets the lock's expiry to ARGV[2] milliseconds if it is the
 // caller's.
-var renewScript = lazyScript(`
+var renewScript = redis.LazyScript{Src: `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
-`)
+`}
 
 // showScript returns {the lock's value (empty when free), the hash's expiry in
 // ms, HGETALL}.
-var showScript = lazyScript(`
+var showScript = redis.LazyScript{Src: `
 return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[2]), redis.call('HGETALL', KEYS[2])}
-`)
-
-// lazyScript builds a script (its SHA-1) on first use.
-func lazyScript(src string) func() *goredis.Script {
-	return sync.OnceValue(func() *goredis.Script { return goredis.NewScript(src) })
-}
+`}

@@ -190,7 +190,7 @@ func token() string {
 // old, and returns the sequence's fields; otherwise it returns the lock's
 // holder.
 func (s *Store) take(ttl time.Duration, old string) (held string, fields map[string]string, err error) {
-	v, err := s.run(lockScript(), s.value, ttl.Milliseconds(), old)
+	v, err := s.run(lockScript.Get(), s.value, ttl.Milliseconds(), old)
 	if err != nil {
 		return "", nil, err
 	}
@@ -257,7 +257,7 @@ func (s *Store) renew(ttl time.Duration) {
 			case <-done:
 				return
 			case <-t.C:
-				_, _ = s.run(renewScript(), s.value, ttl.Milliseconds()) // a failure shows at the next write
+				_, _ = s.run(renewScript.Get(), s.value, ttl.Milliseconds()) // a failure shows at the next write
 			}
 		}
 	}()
@@ -289,7 +289,7 @@ func (s *Store) Write(st *durable.State) error {
 	for k, v := range f {
 		args = append(args, k, v)
 	}
-	v, err := s.run(writeScript(), args...)
+	v, err := s.run(writeScript.Get(), args...)
 	if err != nil {
 		return err
 	}
@@ -304,7 +304,7 @@ func (s *Store) Write(st *durable.State) error {
 // lock is still ours (*LostError otherwise).
 func (s *Store) Remove() error {
 	s.stop()
-	v, err := s.run(removeScript(), s.value)
+	v, err := s.run(removeScript.Get(), s.value)
 	if err != nil {
 		return err
 	}
@@ -325,7 +325,7 @@ func (s *Store) Close() error {
 	var err error
 	if !s.closed {
 		s.closed = true
-		_, err = s.run(releaseScript(), s.value)
+		_, err = s.run(releaseScript.Get(), s.value)
 	}
 	s.c.Close()
 	return err
@@ -348,7 +348,7 @@ func Read(k *Key) (Info, error) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	v, err := showScript().Run(ctx, c.Conn(), []string{LockPrefix + k.Name, KeyPrefix + k.Name}).Result()
+	v, err := showScript.Get().Run(ctx, c.Conn(), []string{LockPrefix + k.Name, KeyPrefix + k.Name}).Result()
 	if err != nil {
 		return Info{}, classify(c, err)
 	}

@@ -317,7 +317,7 @@ func TestRenew(t *testing.T) {
 	cli := rdb(t, addr)
 	cli.PExpire(context.Background(), LockPrefix+"job", DefaultLockTTL/2)
 	s.stop() // run one renewal by hand instead of waiting for the ticker
-	s.run(renewScript(), s.value, DefaultLockTTL.Milliseconds())
+	s.run(renewScript.Get(), s.value, DefaultLockTTL.Milliseconds())
 	if ttl := cli.PTTL(context.Background(), LockPrefix+"job").Val(); ttl <= DefaultLockTTL/2 {
 		t.Errorf("lock expiry %v after a renewal, want about %v", ttl, DefaultLockTTL)
 	}
