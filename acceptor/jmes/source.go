@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/jmespath/go-jmespath"
 )
 
 // This file corrects go-jmespath's reading of an expression where it
@@ -114,7 +116,31 @@ func fixSource(src string) (*fixedSource, error) {
 	}
 	f.lexical = b.String()
 	f.program = rewriteAvg(f.lexical)
+	// A rewriting never turns an expression the library parses into one it
+	// does not: where it would (avg(*A), whose argument the library reads
+	// only bare; a raw string run into the token after it), the library's
+	// own reading is kept, though the specification may refuse it.
+	if (f.lexical != src || f.program != f.lexical) && parses(src) {
+		switch {
+		case !parses(f.lexical):
+			f.lexical, f.program, f.warnings = src, src, nil
+		case !parses(f.program):
+			f.program = f.lexical
+		}
+	}
 	return f, nil
+}
+
+// parses reports whether the library parses s (its parser may panic on
+// input it does not expect).
+func parses(s string) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	_, err := jmespath.NewParser().Parse(s)
+	return err == nil
 }
 
 // literal returns the text of the backquoted literal tok for the library:
