@@ -25,6 +25,13 @@ func (highRand) Int64N(n int64) int64 { return n - 1 }
 // builds the plan.
 func planFor(t *testing.T, wait bool, args ...string) *Plan {
 	t.Helper()
+	return buildPlan(t, wait, []string{"true"}, args...)
+}
+
+// buildPlan parses args as run's (wait's) flags, with command (nil for
+// --url and --tcp), and builds the plan.
+func buildPlan(t *testing.T, wait bool, command []string, args ...string) *Plan {
+	t.Helper()
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -36,7 +43,7 @@ func planFor(t *testing.T, wait bool, args ...string) *Plan {
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	o.Args = []string{"true"}
+	o.Args = command
 	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatal(err)
 	}
@@ -205,23 +212,7 @@ func TestReadinessDelays(t *testing.T) {
 		{false, []string{"--tcp", "127.0.0.1:9", "-n", "3", "--jitter", "none"}, seconds(0, 1, 3)},
 	}
 	for _, c := range cases {
-		devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o := New(c.wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: func(string) string { return "" }})
-		fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
-		o.Register(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatalf("%q: %v", c.args, err)
-		}
-		if err := o.ApplyEnv(fs); err != nil {
-			t.Fatal(err)
-		}
-		p, err := Build(o)
-		if err != nil {
-			t.Fatalf("%q: %v", c.args, err)
-		}
+		p := buildPlan(t, c.wait, nil, c.args...)
 		p.Strategy.Rand = highRand{}
 		// Every attempt fails as a refused connect would: retried.
 		var starts []time.Duration
@@ -235,8 +226,6 @@ func TestReadinessDelays(t *testing.T) {
 		if !equalDurations(starts, c.want) {
 			t.Errorf("wait=%v %q: attempts at %v, want %v", c.wait, c.args, starts, c.want)
 		}
-		p.Close()
-		devnull.Close()
 	}
 }
 
