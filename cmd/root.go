@@ -104,8 +104,10 @@ func NewCmdRoot(ios *iostreams.IOStreams) *cobra.Command { return newCmdRoot(ios
 // or wait, that command is the only one built: the other one and its ~80
 // flags, the version command and the completion commands cannot be reached
 // from such a command line (cobra matches command names exactly), and
-// building them is a tenth of the start-up time of `retry run`. Any other
-// command line (help, completion, version, a typo) gets the whole tree.
+// building them is a tenth of the start-up time of `retry run`; nor can
+// completion (cobra's __complete comes first), so the flags' completions
+// are registered only in the whole tree. Any other command line (help,
+// completion, version, a typo) gets the whole tree.
 func newCmdRoot(io *iostreams.IOStreams, proc *process, args []string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "retry",
@@ -147,7 +149,10 @@ until JMESPath acceptors reach a success or failure state.`,
 		// --version is the root's own flag: only this tree can see it, and
 		// only this one reads the build information for it.
 		root.Version = version.Version()
-		root.AddCommand(newCmdRun(io, proc), newCmdWait(io, proc), version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io), completion.NewCmd(root))
+		run, wait := newCmdRun(io, proc), newCmdWait(io, proc)
+		completion.Register(run)
+		completion.Register(wait)
+		root.AddCommand(run, wait, version.NewCmd(io), state.NewCmd(io), scope.NewCmd(io), completion.NewCmd(root))
 	}
 	root.CompletionOptions.HiddenDefaultCmd = false
 	return root
