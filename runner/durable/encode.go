@@ -54,7 +54,7 @@ func encodableTimes(c *State) bool {
 func appendState(b []byte, c *State) []byte {
 	b = append(b, "{\n  \"version\": "...)
 	b = strconv.AppendInt(b, int64(c.Version), 10)
-	b = appendString(appendKey(b, 1, "identity"), c.Identity)
+	b = AppendJSONString(appendKey(b, 1, "identity"), c.Identity)
 	b = appendKey(b, 1, "command")
 	if c.Command == nil {
 		b = append(b, "null"...)
@@ -66,19 +66,19 @@ func appendState(b []byte, c *State) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(appendIndent(b, 2), a)
+			b = AppendJSONString(appendIndent(b, 2), a)
 		}
 		b = append(appendIndent(b, 1), ']')
 	}
-	b = appendString(appendKey(b, 1, "status"), string(c.Status))
+	b = AppendJSONString(appendKey(b, 1, "status"), string(c.Status))
 	if !c.NextDue.IsZero() {
 		b = appendTime(appendKey(b, 1, "scheduled_at"), c.NextDue)
 	}
 	if c.Remaining != nil {
 		b = strconv.AppendInt(appendKey(b, 1, "remaining_attempts"), int64(*c.Remaining), 10)
 	}
-	b = appendString(appendKey(b, 1, "backoff"), time.Duration(c.Delay).String())
-	b = appendString(appendKey(b, 1, "max_backoff"), time.Duration(c.MaxBackoff).String())
+	b = AppendJSONString(appendKey(b, 1, "backoff"), time.Duration(c.Delay).String())
+	b = AppendJSONString(appendKey(b, 1, "max_backoff"), time.Duration(c.MaxBackoff).String())
 	b = strconv.AppendInt(appendKey(b, 1, "attempts"), int64(c.Attempts), 10)
 	b = strconv.AppendInt(appendKey(b, 1, "max_attempts"), int64(c.MaxAttempts), 10)
 	if !c.Started.IsZero() {
@@ -92,7 +92,7 @@ func appendState(b []byte, c *State) []byte {
 	}
 	b = strconv.AppendInt(appendKey(b, 1, "exit_status"), int64(c.Exit), 10)
 	if c.Reason != "" {
-		b = appendString(appendKey(b, 1, "reason"), c.Reason)
+		b = AppendJSONString(appendKey(b, 1, "reason"), c.Reason)
 	}
 	b = appendKey(b, 1, "history")
 	if c.History == nil {
@@ -118,18 +118,18 @@ func appendEntry(b []byte, e *Entry) []byte {
 	b = append(b, "{\n      \"attempt\": "...)
 	b = strconv.AppendInt(b, int64(e.Attempt), 10)
 	b = appendTime(appendKey(b, 3, "start"), e.Start)
-	b = appendString(appendKey(b, 3, "duration"), time.Duration(e.Duration).String())
-	b = appendString(appendKey(b, 3, "result"), e.Result)
+	b = AppendJSONString(appendKey(b, 3, "duration"), time.Duration(e.Duration).String())
+	b = AppendJSONString(appendKey(b, 3, "result"), e.Result)
 	b = strconv.AppendInt(appendKey(b, 3, "exit_code"), int64(e.ExitCode), 10)
 	if e.Status != 0 {
 		b = strconv.AppendInt(appendKey(b, 3, "http_status"), int64(e.Status), 10)
 	}
-	b = appendString(appendKey(b, 3, "directive"), e.Directive)
+	b = AppendJSONString(appendKey(b, 3, "directive"), e.Directive)
 	if e.Acceptor != "" {
-		b = appendString(appendKey(b, 3, "acceptor"), e.Acceptor)
+		b = AppendJSONString(appendKey(b, 3, "acceptor"), e.Acceptor)
 	}
 	if e.Delay != 0 {
-		b = appendString(appendKey(b, 3, "delay"), time.Duration(e.Delay).String())
+		b = AppendJSONString(appendKey(b, 3, "delay"), time.Duration(e.Delay).String())
 	}
 	return append(appendIndent(b, 2), '}')
 }
@@ -159,11 +159,12 @@ func appendTime(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// appendString appends s as a JSON string the way encoding/json writes one
-// by default: ", \ and the control characters escaped (\b \f \n \r \t, else
-// \u00XX), <, > and & as \u003c \u003e \u0026, U+2028 and U+2029 escaped,
-// and each byte of invalid UTF-8 as \ufffd.
-func appendString(b []byte, s string) []byte {
+// AppendJSONString appends s as a JSON string the way encoding/json writes
+// one by default: ", \ and the control characters escaped (\b \f \n \r \t,
+// else \u00XX), <, > and & as \u003c \u003e \u0026, U+2028 and U+2029
+// escaped, and each byte of invalid UTF-8 as \ufffd. Encode writes the
+// state's strings with it, and cmd the command line its identity hashes.
+func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
 	start := 0
