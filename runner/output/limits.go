@@ -17,9 +17,9 @@ const (
 	// source holds. Past it, a kept stdout goes from its pipe to the file
 	// with splice(2) and never passes through retry's memory, while the
 	// bytes held before the spill are copied three times (read, kept,
-	// written to the file): with 1 MiB instead of 8 MiB, 64 MiB in final
-	// mode cost 64 instead of 77 ms of CPU (bench/final.sh), and a small
-	// document (a JSON reply) still costs no file.
+	// written to the file): 1 MiB instead of 8 MiB took a sixth off the
+	// CPU of 64 MiB in final mode (bench/final.sh, in the README), while a
+	// small document (a JSON reply) still costs no file.
 	DefaultSpillThreshold = 1 << 20
 	// DefaultMaxKeep bounds the stdout an attempt keeps (final mode, or
 	// JSON acceptors) when the source sets no bound of its own
