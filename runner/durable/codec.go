@@ -45,16 +45,6 @@ type CorruptError struct{ Problem string }
 
 func (e *CorruptError) Error() string { return "corrupt state: " + e.Problem }
 
-// Encode writes s as indented JSON with a final newline, in the current
-// format version, remaining_attempts computed.
-func Encode(s *State) ([]byte, error) {
-	b, err := json.MarshalIndent(current(s), "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
 // current is s as Encode writes it: the current version, the attempts
 // left when they are limited, and every time in UTC (machines that share a
 // sequence may be in other zones).
