@@ -125,6 +125,7 @@ var imports = map[string][]string{
 	"bench/listener":     nil,
 	"bench/rusage":       nil,
 	"bench/statefloor":   nil,
+	"bench/storefloor":   nil,
 	"bench/stormserver":  nil,
 	"tools/actioncheck":  nil,
 	"tools/mangen":       {"cmd"},

@@ -276,7 +276,12 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	if _, err = io.Copy(o.IO.Out, rc); err != nil {
+	if r, ok := rc.(*output.Reader); ok {
+		_, err = r.WriteTo(o.IO.Out) // what io.Copy would call, without its run-time interface assertion
+	} else {
+		_, err = io.Copy(o.IO.Out, rc)
+	}
+	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
