@@ -246,18 +246,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.Query != nil {
-		apply := p.Query.ApplyAttempt
-		if o.Output.Format == "text" {
-			apply = p.Query.ApplyAttemptText
-		}
-		b, err := apply(last.Result.Attempt)
-		if err != nil {
-			return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
-		}
-		if _, err = o.IO.Out.Write(b); err != nil {
-			return &output.StreamError{Stream: "stdout", Err: err}
-		}
-		return nil
+		return writeQuery(o, p.Query, last.Result.Attempt)
 	}
 	if p.HTTP && !httpSucceeded(o, out) {
 		// As curl -f: a failed call's body is not the output.

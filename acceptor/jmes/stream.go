@@ -120,6 +120,9 @@ type streamedDoc struct {
 type streamResult struct {
 	v   []any
 	err error
+	// out, when set, takes the results as they come instead of v (a
+	// --query written while the document is decoded, query_stream.go).
+	out *resultWriter
 }
 
 // tap is where, in a pruning, a streamed array is: the expressions
@@ -158,8 +161,24 @@ func (t *tap) evaluate(chunk []any, res []*streamResult) {
 			r.err = err
 		case !ok:
 			r.err = errNotList
+		case r.out != nil:
+			r.out.write(arr)
 		default:
 			r.v = append(r.v, arr...)
+		}
+	}
+}
+
+// forget drops what the taps below a key hold of its value, before the
+// value is decoded: a document that repeats the key keeps its last value,
+// whatever the earlier ones streamed ({"a":{"b":[1]},"a":0} has no a.b).
+func (d *prunedDecoder) forget(taps []*tap) {
+	for _, t := range taps {
+		for _, e := range t.exprs {
+			delete(d.results, e.src)
+			if w := d.sinks[e.src]; w != nil {
+				w.reset()
+			}
 		}
 	}
 }
@@ -180,8 +199,11 @@ func (d *prunedDecoder) tapped(t *tap) (any, error) {
 		return nil, err
 	}
 	res := make([]*streamResult, len(t.exprs))
-	for i := range res {
-		res[i] = &streamResult{v: []any{}}
+	for i, e := range t.exprs {
+		res[i] = &streamResult{v: []any{}, out: d.sinks[e.src]}
+		if res[i].out != nil {
+			res[i].out.reset()
+		}
 	}
 	var kept []any
 	if t.keep {
@@ -337,9 +359,11 @@ func planStreams(an *analyzer, doc *need, streams []streamExpr, chunk int) (*pru
 }
 
 // attachTap returns a copy of p with t at path (copying the nodes on the
-// way: prunings are shared between the places that need the same).
+// way: prunings are shared between the places that need the same), each
+// node on the way listing t among its taps.
 func attachTap(p *pruning, path []string, t *tap) *pruning {
 	q := *p
+	q.taps = append(slices.Clip(p.taps), t)
 	if len(path) == 0 {
 		q.tap = t
 		return &q
