@@ -113,8 +113,10 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 	if finalErr != nil {
 		l.lines.Warn("%v", finalErr)
 	}
-	if last := out.Last(); last != nil && last.Result.Release != nil {
-		last.Result.Release()
+	for _, r := range []*runner.Record{out.Last(), out.Whole()} {
+		if r != nil && r.Result.Release != nil {
+			r.Result.Release()
+		}
 	}
 	code := exitStatus(o, p, out)
 	switch {
@@ -233,11 +235,17 @@ func exitStatus(o *plan.Options, p *plan.Plan, out *runner.Outcome) int {
 }
 
 // writeFinal writes the last attempt's stdout (wait: or its --query
-// projection) to stdout.
+// projection) to stdout. A wait whose last poll was stopped midway (by
+// --max-time or a signal) writes the last whole poll's instead, and says
+// so on stderr: the last state seen, never a stopped poll's partial JSON.
 func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) error {
 	last := out.Last()
 	if last == nil || (o.Wait && o.Output.Quiet) {
 		return nil
+	}
+	if w := out.Whole(); w != nil {
+		l.lines.Warn("attempt %d was stopped before it finished: stdout is attempt %d's, the last state seen whole", last.Number, w.Number)
+		last = w
 	}
 	var cut *output.LimitError
 	if errors.As(last.Result.Attempt.Err, &cut) {
@@ -248,7 +256,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	if p.Query != nil {
 		return writeQuery(o, p.Query, last.Result.Attempt)
 	}
-	if p.HTTP && !httpSucceeded(o, out) {
+	if p.HTTP && !httpSucceeded(o, out, last) {
 		// As curl -f: a failed call's body is not the output.
 		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
@@ -267,14 +275,14 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	return nil
 }
 
-// httpSucceeded reports whether an HTTP run's last body is its output: the
-// run succeeded, or a wait's last call was answered (2xx: its JSON is the
-// state the wait reached). Otherwise, as curl -f, it goes to stderr.
-func httpSucceeded(o *plan.Options, out *runner.Outcome) bool {
+// httpSucceeded reports whether the body of last, an HTTP run's attempt
+// whose body is to be written, is its output: the run succeeded, or a
+// wait's call was answered (2xx: its JSON is the state the wait reached).
+// Otherwise, as curl -f, it goes to stderr.
+func httpSucceeded(o *plan.Options, out *runner.Outcome, last *runner.Record) bool {
 	if out.End == runner.EndSuccess {
 		return true
 	}
-	last := out.Last()
 	return o.Wait && last != nil && !last.Result.Failed
 }
 

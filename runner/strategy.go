@@ -140,6 +140,21 @@ type Outcome struct {
 	// Next is when the retry of EndScheduled is due: the time its delay
 	// was planned at plus the delay.
 	Next time.Time
+
+	// held is 1 + the index in Attempts of a superseded attempt whose
+	// stdout is still kept (Strategy.KeepWhole); 0 for none.
+	held int
+}
+
+// Whole returns, when the last attempt was stopped before it finished (by
+// the deadline or a signal) and Strategy.KeepWhole kept the attempt before
+// it, that attempt: the last one that ended whole, its stdout not yet
+// released. Otherwise nil. The caller releases it as it releases Last.
+func (o *Outcome) Whole() *Record {
+	if o.held == 0 || o.held > len(o.Attempts) {
+		return nil
+	}
+	return &o.Attempts[o.held-1]
 }
 
 // forget drops what a superseded attempt kept for its classification: its
@@ -286,6 +301,14 @@ type Strategy struct {
 	// 0 keeps none, so that memory stays flat in the number of attempts.
 	KeepTail int
 
+	// KeepWhole keeps a superseded attempt's stdout until the next attempt
+	// ends whole, instead of releasing it before the delay: when the
+	// deadline or a signal stops an attempt midway, the last whole one is
+	// still there (Outcome.Whole) for a poller to write the last state it
+	// saw (retry wait) rather than the stopped attempt's empty or partial
+	// output. At most two attempts' stdout are held at once.
+	KeepWhole bool
+
 	// Resume, when set, makes Run one step of a sequence that lives across
 	// processes (retry --state): see Resume.
 	Resume *Resume
@@ -349,6 +372,13 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	// The one exit: settle the token the run holds, report the last
 	// attempt if that is still due, then the end.
 	e := s.loop(ctx, src, out, first, previous)
+	if w := out.Whole(); w != nil {
+		if last := out.Last(); last == w || last.Result.Stopped == nil || errors.Is(last.Result.Stopped, ErrAttemptTimeout) {
+			// The last attempt ended whole: it is the output.
+			w.forget(s.KeepTail)
+			out.held = 0
+		}
+	}
 	switch e.settle {
 	case settleSuccess:
 		e.token.NotifySuccess()
@@ -439,7 +469,12 @@ func (s *Strategy) loop(ctx context.Context, src Source, out *Outcome, first int
 		}
 		if cause := r.Result.Stopped; cause != nil && !errors.Is(cause, ErrAttemptTimeout) {
 			// Stopped by the deadline or a signal: nothing to evaluate.
+			// A held attempt stays, for Outcome.Whole.
 			return stopOn(settleFailure, r, cause)
+		}
+		if w := out.Whole(); w != nil {
+			w.forget(s.KeepTail) // this attempt ended whole: it supersedes the held one
+			out.held = 0
 		}
 		d := r.Decision.Directive
 		again := false // a success, but not yet Consecutive in a row
@@ -525,8 +560,13 @@ func (s *Strategy) loop(ctx context.Context, src Source, out *Outcome, first int
 			return e
 		}
 		// Superseded: the next attempt will be the last one so far. Drop
-		// what this one kept before the next one runs.
-		r.forget(s.KeepTail)
+		// what this one kept before the next one runs, or hold it until the
+		// next one ends whole (KeepWhole).
+		if s.KeepWhole {
+			out.held = len(out.Attempts)
+		} else {
+			r.forget(s.KeepTail)
+		}
 		if err := s.sleep(ctx, delay); err != nil {
 			// The retry this token paid for will not run: give it back.
 			return stopOn(settleCancel, nil, err)
