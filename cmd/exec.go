@@ -265,7 +265,14 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	if _, err = io.Copy(o.IO.Out, rc); err != nil {
+	return copyStdout(o.IO.Out, rc)
+}
+
+// copyStdout copies kept stdout (a spill file, or memory) to retry's
+// stdout: a failed read is stdout not kept whole, a failed write stdout
+// not written.
+func copyStdout(w io.Writer, r io.Reader) error {
+	if _, err := io.Copy(w, r); err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}

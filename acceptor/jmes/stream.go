@@ -28,8 +28,13 @@ import (
 // document, which then keeps that value as they need it.
 
 // streamChunk is how many elements of a streamed array are built before the
-// expressions are evaluated on them and the elements dropped.
-const streamChunk = 512
+// expressions are evaluated on them and the elements dropped; fewer when
+// they span streamChunkBytes of the document, so that large elements (whole
+// instances, for Reservations[].Instances[]) are not built 512 at a time.
+const (
+	streamChunk      = 512
+	streamChunkBytes = 256 << 10
+)
 
 // streamExpr is an expression evaluated chunk by chunk on the array at path.
 type streamExpr struct {
@@ -210,6 +215,7 @@ func (d *prunedDecoder) tapped(t *tap) (any, error) {
 		kept = []any{}
 	}
 	chunk := make([]any, 0, t.chunk)
+	start := d.dec.InputOffset()
 	for k := d.dec.PeekKind(); k != ']' && k != 0; k = d.dec.PeekKind() {
 		v, err := d.value(t.elem)
 		if err != nil {
@@ -219,10 +225,11 @@ func (d *prunedDecoder) tapped(t *tap) (any, error) {
 			kept = append(kept, prune(v, t.kept))
 		}
 		chunk = append(chunk, v)
-		if len(chunk) == t.chunk {
+		if at := d.dec.InputOffset(); len(chunk) == t.chunk || at-start >= streamChunkBytes {
 			t.evaluate(chunk, res)
 			clear(chunk)
 			chunk = chunk[:0]
+			start = at
 		}
 	}
 	if _, err := d.dec.ReadToken(); err != nil { // ']', or the syntax error
