@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/retry-dev/retry/acceptor"
-	"github.com/retry-dev/retry/acceptor/jmes"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner/output"
@@ -22,10 +21,10 @@ const querySpill = 1 << 20
 // stdout — so that a query that cannot be evaluated writes nothing, while
 // a projection over every element of a large document is written as it is
 // computed (jmes.Query.WriteAttempt) rather than built in memory.
-func writeQuery(o *plan.Options, q *jmes.Query, a *acceptor.Attempt) error {
+func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt) error {
 	sink := newQuerySink()
 	defer func() { sink.c.Close() }()
-	err := q.WriteAttempt(a, o.Output.Format == "text", sink)
+	err := p.Query.WriteAttempt(a, o.Output.Format == "text", sink)
 	if kept := sink.c.Err(); kept != nil {
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: kept}
 	}
@@ -39,7 +38,8 @@ func writeQuery(o *plan.Options, q *jmes.Query, a *acceptor.Attempt) error {
 	return copyStdout(o.IO.Out, r)
 }
 
-// querySink is a jmes.Sink over an output.Capture: Reset starts a new one.
+// querySink is where a --query result is written (a jmes.Sink) over an
+// output.Capture: Reset starts a new one.
 type querySink struct{ c *output.Capture }
 
 func newQuerySink() *querySink { return &querySink{c: newQueryCapture()} }
