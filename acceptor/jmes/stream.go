@@ -13,7 +13,9 @@ import (
 // that the array's elements are built a chunk at a time and dropped: memory
 // then holds the results, not the elements. A 500 MB describe-instances
 // output polled for the state of every instance keeps about 600 000
-// strings instead of 600 000 instances of a pruned tree.
+// strings instead of 600 000 instances of a pruned tree. A --query does not
+// even keep the results: each chunk's are encoded as they come
+// (query_stream.go).
 //
 // Such an expression distributes over the array: evaluated on a document
 // whose array is cut into consecutive chunks, it gives, chunk after chunk,
@@ -25,7 +27,9 @@ import (
 // A pipe, an index or a slice of the whole list, a function of it, do not
 // distribute and are evaluated on the document as before. When the value
 // at the path is not an array, the expressions are evaluated on the
-// document, which then keeps that value as they need it.
+// document, which then keeps that value as they need it. A document that
+// repeats a key on the way to the array keeps its last value: what an
+// earlier one streamed is dropped (prunedDecoder.forget).
 
 // streamChunk is how many elements of a streamed array are built before the
 // expressions are evaluated on them and the elements dropped; fewer when
