@@ -2,52 +2,61 @@ package acceptor
 
 import "fmt"
 
-// throttlingCodes are the error codes that mean throttling whatever the
-// status (seed 002, as the AWS SDKs list them for 400 responses).
-var throttlingCodes = map[string]bool{
-	"Throttling":                             true,
-	"ThrottlingException":                    true,
-	"ThrottledException":                     true,
-	"RequestThrottledException":              true,
-	"TooManyRequestsException":               true,
-	"ProvisionedThroughputExceededException": true,
-	"TransactionInProgressException":         true,
-	"LimitExceededException":                 true,
-	"PriorRequestNotComplete":                true,
-	"RequestThrottled":                       true,
-	"EC2ThrottledException":                  true,
-	"RequestLimitExceeded":                   true,
-	"SlowDown":                               true,
-	"BandwidthLimitExceeded":                 true,
+// isThrottlingCode reports whether code means throttling whatever the
+// status (the AWS SDKs list them for 400 responses). The
+// code lists of this file are switches, not maps: a map literal is built
+// by package initialisation at every start of retry, used or not.
+func isThrottlingCode(code string) bool {
+	switch code {
+	case "Throttling",
+		"ThrottlingException",
+		"ThrottledException",
+		"RequestThrottledException",
+		"TooManyRequestsException",
+		"ProvisionedThroughputExceededException",
+		"TransactionInProgressException",
+		"LimitExceededException",
+		"PriorRequestNotComplete",
+		"RequestThrottled",
+		"EC2ThrottledException",
+		"RequestLimitExceeded",
+		"SlowDown",
+		"BandwidthLimitExceeded":
+		return true
+	}
+	return false
 }
 
-// commandThrottlingCodes are throttling codes that other CLIs print: kubectl
-// (TooManyRequests), gcloud (RESOURCE_EXHAUSTED) and HTTP 429 as curl, gh and
-// gcloud report it.
-var commandThrottlingCodes = map[string]bool{
-	"TooManyRequests":    true,
-	"RESOURCE_EXHAUSTED": true,
-	"429":                true,
+// isCommandThrottlingCode reports whether code is a throttling code that
+// other CLIs print: kubectl (TooManyRequests), gcloud (RESOURCE_EXHAUSTED)
+// and HTTP 429 as curl, gh and gcloud report it.
+func isCommandThrottlingCode(code string) bool {
+	switch code {
+	case "TooManyRequests", "RESOURCE_EXHAUSTED", "429":
+		return true
+	}
+	return false
 }
 
-// commandTransientCodes are error codes of a failed command that say the
-// server or the way to it failed for now, not the request: what HTTP 500,
-// 503, 504 and a refused connection are to a URL. They are Kubernetes
-// StatusReasons as kubectl prints them ("Error from server
-// (ServiceUnavailable)": k8s.io/apimachinery's reasons for 500, 503 and
-// 504, and ServerTimeout), and the codes acceptor/errorcode gives
-// kubectl's connection errors: ConnectionRefused, ConnectionReset,
-// ConnectionTimeout (not UnableToConnect: a certificate or a name that
-// does not resolve stays wrong). retry wait polls on through them (retry
-// run retries every failed command anyway).
-var commandTransientCodes = map[string]Directive{
-	"ServiceUnavailable": RetryServer,
-	"InternalError":      RetryServer,
-	"ServerTimeout":      RetryServer,
-	"Timeout":            RetryServer,
-	"ConnectionRefused":  RetryClient,
-	"ConnectionReset":    RetryClient,
-	"ConnectionTimeout":  RetryClient,
+// commandTransient returns the directive of a failed command's error code
+// that says the server or the way to it failed for now, not the request:
+// what HTTP 500, 503, 504 and a refused connection are to a URL
+// (NoDecision for any other code). They are Kubernetes StatusReasons as
+// kubectl prints them ("Error from server (ServiceUnavailable)":
+// k8s.io/apimachinery's reasons for 500, 503 and 504, and ServerTimeout),
+// and the codes acceptor/errorcode gives kubectl's connection errors:
+// ConnectionRefused, ConnectionReset, ConnectionTimeout (not
+// UnableToConnect: a certificate or a name that does not resolve stays
+// wrong). retry wait polls on through them (retry run retries every failed
+// command anyway).
+func commandTransient(code string) Directive {
+	switch code {
+	case "ServiceUnavailable", "InternalError", "ServerTimeout", "Timeout":
+		return RetryServer
+	case "ConnectionRefused", "ConnectionReset", "ConnectionTimeout":
+		return RetryClient
+	}
+	return NoDecision
 }
 
 // isThrottlingResponse reports whether an HTTP status with an error code is a
@@ -59,7 +68,7 @@ func isThrottlingResponse(status int, code string) bool {
 	case 429:
 		return true
 	case 400:
-		return throttlingCodes[code] && code != "RequestThrottled" && code != "EC2ThrottledException" &&
+		return isThrottlingCode(code) && code != "RequestThrottled" && code != "EC2ThrottledException" &&
 			code != "SlowDown" && code != "RequestLimitExceeded" && code != "BandwidthLimitExceeded"
 	case 403:
 		return code == "RequestThrottled"
@@ -106,7 +115,7 @@ func RunFallback(a *Attempt) (Directive, string) {
 		return Fail, fmt.Sprintf("exit status %d: the command cannot be executed or was not found", a.ExitCode)
 	case a.ExitCode == 0 && !a.Failed:
 		return Succeed, "exit status 0"
-	case throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]:
+	case isThrottlingCode(a.ErrorCode) || isCommandThrottlingCode(a.ErrorCode):
 		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
 	}
 	return RetryServer, fmt.Sprintf("exit status %d", a.ExitCode)
@@ -148,7 +157,7 @@ func httpFallback(a *Attempt) (Directive, string) {
 //     throttling responses, 408, 500, 502, 503, 504, a transient transport
 //     error such as a refused or reset connection);
 //   - commands: a known throttling error code (retry, throttling); a
-//     transient one (commandTransientCodes: kubectl's ServiceUnavailable,
+//     transient one (commandTransient: kubectl's ServiceUnavailable,
 //     InternalError, ServerTimeout, Timeout; ConnectionRefused,
 //     ConnectionReset, ConnectionTimeout), retry server-side, or
 //     client-side for the connection's;
@@ -161,10 +170,10 @@ func WaitFallback(a *Attempt) (Directive, string) {
 		if d, why := httpFallback(a); d.IsRetry() {
 			return d, why
 		}
-	case a.Err == nil && a.Failed && (throttlingCodes[a.ErrorCode] || commandThrottlingCodes[a.ErrorCode]):
+	case a.Err == nil && a.Failed && (isThrottlingCode(a.ErrorCode) || isCommandThrottlingCode(a.ErrorCode)):
 		return RetryThrottle, fmt.Sprintf("exit status %d, throttling error %s", a.ExitCode, a.ErrorCode)
-	case a.Err == nil && a.Failed && commandTransientCodes[a.ErrorCode] != NoDecision:
-		return commandTransientCodes[a.ErrorCode], fmt.Sprintf("exit status %d, transient error %s", a.ExitCode, a.ErrorCode)
+	case a.Err == nil && a.Failed && commandTransient(a.ErrorCode) != NoDecision:
+		return commandTransient(a.ErrorCode), fmt.Sprintf("exit status %d, transient error %s", a.ExitCode, a.ErrorCode)
 	}
 	switch {
 	case a.Err != nil && a.Transient:

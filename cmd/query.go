@@ -9,18 +9,13 @@ import (
 	"github.com/retry-dev/retry/runner/output"
 )
 
-// querySpill is how much of a --query result is held in memory before it
-// spills to a temporary file: less than final mode's 8 MiB, since the
-// result is held while the document is decoded (a 40 MB document projected
-// whole peaks at 24 MiB with 1 MiB, 37 MiB with 8 MiB).
-const querySpill = 1 << 20
-
 // writeQuery writes the --query projection of the last attempt's stdout to
-// stdout. The result is held until it is whole — in memory up to
-// querySpill, then in an unlinked temporary file, as final mode keeps
-// stdout — so that a query that cannot be evaluated writes nothing, while
-// a projection over every element of a large document is written as it is
-// computed (jmes.Query.WriteAttempt) rather than built in memory.
+// stdout. The result is held until it is whole — in memory up to 1 MiB
+// (output.DefaultSpillThreshold), then in an unlinked temporary file, as
+// final mode keeps stdout — so that a query that cannot be evaluated
+// writes nothing, while a projection over every element of a large
+// document is written as it is computed (jmes.Query.WriteAttempt) rather
+// than built in memory.
 func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt) error {
 	sink := newQuerySink()
 	defer func() { sink.c.Close() }()
@@ -45,7 +40,7 @@ type querySink struct{ c *output.Capture }
 func newQuerySink() *querySink { return &querySink{c: newQueryCapture()} }
 
 func newQueryCapture() *output.Capture {
-	c := output.NewCapture("", querySpill, 0)
+	c := output.NewCapture("", output.DefaultSpillThreshold, 0)
 	c.MemoryFallback = output.DefaultMemoryFallback
 	return c
 }

@@ -4,7 +4,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/retry-dev/retry/acceptor/botocore"
-	"github.com/retry-dev/retry/cmd/completion"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
@@ -83,12 +82,13 @@ k8s:pod-ready, k8s:deleted, …), which fail where kubectl wait would hang;
 }
 
 // wire registers o's flags on c (parsing stops at the command) and runs
-// retry with o and proc, after the environment defaults, when c runs.
+// retry with o and proc, after the environment defaults, when c runs. The
+// flags' completions are the whole tree's (newCmdRoot): a command line
+// that completes starts with cobra's __complete, never with run or wait.
 func wire(c *cobra.Command, o *plan.Options, proc *process) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.Register(c.Flags())
 	plan.SetGroupedHelp(c)
-	completion.Register(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
 		if err := o.ApplyEnv(c.Flags()); err != nil {

@@ -125,14 +125,11 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	return exit.For(l.finish(ctx, o, p, out, code))
 }
 
-// openState locks the sequence's store: the file (its directory made
-// first), or the Redis key.
+// openState locks the sequence's store: the file (whose first write makes
+// its missing directories), or the Redis key.
 func openState(o *plan.Options, p *plan.Plan) (durable.Store, error) {
 	if k := p.State.Key; k != nil {
 		return redisstore.Lock(k, redisstore.Options{TTL: plan.LockTTL(o, p)})
-	}
-	if err := durable.MakeDir(o.Budget.State); err != nil {
-		return nil, err
 	}
 	return durable.Lock(o.Budget.State)
 }

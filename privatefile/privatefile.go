@@ -43,21 +43,56 @@ func (r *Refusal) Error() string {
 // Check returns the *Refusal of fi, the file at path as Lstat or Stat saw
 // it, when it is not a regular file of the effective user; nil otherwise.
 func Check(path string, fi os.FileInfo) error {
-	m := fi.Mode()
+	return check(path, fi.Mode(), fi.Sys())
+}
+
+// CheckStat is Check of what lstat(2) or fstat(2) wrote in st, for callers
+// that keep a bare descriptor (OpenFD).
+func CheckStat(path string, st *syscall.Stat_t) error {
+	return check(path, modeOf(st), st)
+}
+
+func check(path string, m os.FileMode, sys any) error {
 	switch {
 	case m&os.ModeSymlink != 0:
 		return &Refusal{Path: path, Symlink: true}
 	case !m.IsRegular():
 		return &Refusal{Path: path, Kind: Kind(m), Dir: m.IsDir()}
 	}
-	return CheckOwner(path, fi)
+	return checkOwner(path, sys)
+}
+
+// modeOf is the type of the file st describes, as an os.FileMode (the
+// permission bits are left out: Check looks at the type).
+func modeOf(st *syscall.Stat_t) os.FileMode {
+	switch uint32(st.Mode) & syscall.S_IFMT {
+	case syscall.S_IFLNK:
+		return os.ModeSymlink
+	case syscall.S_IFIFO:
+		return os.ModeNamedPipe
+	case syscall.S_IFSOCK:
+		return os.ModeSocket
+	case syscall.S_IFBLK:
+		return os.ModeDevice
+	case syscall.S_IFCHR:
+		return os.ModeDevice | os.ModeCharDevice
+	case syscall.S_IFDIR:
+		return os.ModeDir
+	case syscall.S_IFREG:
+		return 0
+	}
+	return os.ModeIrregular
 }
 
 // CheckOwner returns the *Refusal of fi when another user owns it: root
 // using a state planted by nobody must not let nobody decide its retries.
 // Where the platform says nothing of owners, nothing is refused.
 func CheckOwner(path string, fi os.FileInfo) error {
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	return checkOwner(path, fi.Sys())
+}
+
+func checkOwner(path string, sys any) error {
+	st, ok := sys.(*syscall.Stat_t)
 	if !ok {
 		return nil
 	}
@@ -106,6 +141,48 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
+// OpenFD is Open for a caller that keeps the bare descriptor (close-on-exec)
+// rather than an *os.File, and gets the file's fstat(2) with it: a Go
+// *os.File of a file it opened registers with the runtime's poller (an
+// epoll instance and its thread's wakeups, on the first one) and costs
+// fcntl calls, which a few small reads and writes do not need. The
+// descriptor may be non-blocking, which a regular file ignores.
+func OpenFD(path string, flag int, perm uint32) (int, *syscall.Stat_t, error) {
+	var fd int
+	err := ignoringEINTR(func() (err error) {
+		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|oNoFollow|oNonBlock, perm)
+		return err
+	})
+	if err != nil {
+		if isSymlinkLoop(err) {
+			return -1, nil, &Refusal{Path: path, Symlink: true}
+		}
+		return -1, nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	st := new(syscall.Stat_t)
+	err = syscall.Fstat(fd, st)
+	if err != nil {
+		err = &os.PathError{Op: "fstat", Path: path, Err: err}
+	} else {
+		err = CheckStat(path, st)
+	}
+	if err != nil {
+		syscall.Close(fd)
+		return -1, nil, err
+	}
+	return fd, st, nil
+}
+
+// ignoringEINTR calls f until it returns something else than EINTR (a
+// signal that interrupted the call).
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != syscall.EINTR {
+			return err
+		}
+	}
+}
+
 // MakePrivate sets f's mode to 0600 unless it is already: the file holds
 // what one user's runs share, and no one else's business.
 func MakePrivate(f *os.File) error {
@@ -125,11 +202,27 @@ var ErrWouldBlock = errWouldBlock
 
 // Lock takes an exclusive flock on f, waiting for it; closing f releases
 // it.
-func Lock(f *os.File) error { return flock(f, false) }
+func Lock(f *os.File) error { return lockFile(f, false) }
 
 // TryLock takes an exclusive flock on f without waiting: ErrWouldBlock
-// when another open file holds it.
-func TryLock(f *os.File) error { return flock(f, true) }
+// when another open file holds the lock.
+func TryLock(f *os.File) error { return lockFile(f, true) }
+
+// TryLockFD is TryLock of a bare descriptor (OpenFD); name is the file's
+// path, for the error.
+func TryLockFD(fd int, name string) error { return flock(fd, name, true) }
+
+func lockFile(f *os.File, nonBlocking bool) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = flock(int(fd), f.Name(), nonBlocking) }); err != nil {
+		return err
+	}
+	return ferr
+}
 
 // Same reports whether path still names the file f has open: a writer
 // that replaces the file (rename) or removes it may have done so while f
@@ -141,6 +234,14 @@ func Same(f *os.File, path string) bool {
 	}
 	b, err := os.Lstat(path)
 	return err == nil && os.SameFile(a, b)
+}
+
+// SameStat is Same for a caller that keeps a bare descriptor: whether
+// path still names the file whose fstat(2) is st.
+func SameStat(st *syscall.Stat_t, path string) bool {
+	var now syscall.Stat_t
+	err := ignoringEINTR(func() error { return syscall.Lstat(path, &now) })
+	return err == nil && now.Dev == st.Dev && now.Ino == st.Ino
 }
 
 // IsRefusal reports whether err is a *Refusal, and returns it.

@@ -18,29 +18,16 @@ var errWouldBlock error = unix.EWOULDBLOCK
 
 func isSymlinkLoop(err error) bool { return errors.Is(err, unix.ELOOP) }
 
-// flock takes the exclusive lock of f, waiting for it unless nonBlocking,
-// retrying when a signal interrupts the wait.
-func flock(f *os.File, nonBlocking bool) error {
+// flock takes the exclusive lock of the open file fd (named name, for the
+// error), waiting for it unless nonBlocking, retrying when a signal
+// interrupts the wait.
+func flock(fd int, name string, nonBlocking bool) error {
 	how := unix.LOCK_EX
 	if nonBlocking {
 		how |= unix.LOCK_NB
 	}
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) {
-		for {
-			if ferr = unix.Flock(int(fd), how); ferr != unix.EINTR {
-				return
-			}
-		}
-	}); err != nil {
-		return err
-	}
-	if ferr != nil {
-		return &os.PathError{Op: "flock", Path: f.Name(), Err: ferr}
+	if err := ignoringEINTR(func() error { return unix.Flock(fd, how) }); err != nil {
+		return &os.PathError{Op: "flock", Path: name, Err: err}
 	}
 	return nil
 }

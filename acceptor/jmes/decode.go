@@ -632,7 +632,7 @@ func decodeStreamed(r io.Reader, p *pruning, streamed bool) (any, error) {
 	if !streamed {
 		return decodePruned(r, p)
 	}
-	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}, results: map[string]*streamResult{}}
+	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions()...), strs: map[string]any{}, results: map[string]*streamResult{}}
 	return d.streamedDocument(p)
 }
 
@@ -651,8 +651,11 @@ func (d *prunedDecoder) streamedDocument(p *pruning) (any, error) {
 
 // jsonOptions make jsontext accept what encoding/json (acceptor.DecodeJSON)
 // accepts: invalid UTF-8 and lone surrogates become U+FFFD, a repeated key
-// keeps its last value.
-var jsonOptions = []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+// keeps its last value. A function: a variable would be built at every
+// start of retry, whether it decodes JSON or not.
+func jsonOptions() []jsontext.Options {
+	return []jsontext.Options{jsontext.AllowInvalidUTF8(true), jsontext.AllowDuplicateNames(true)}
+}
 
 // prunedDecoder builds the parts of one JSON document that a pruning keeps,
 // driving jsontext's tokenizer: kept values are read token by token, the
@@ -671,7 +674,7 @@ type prunedDecoder struct {
 }
 
 func decodePruned(r io.Reader, p *pruning) (any, error) {
-	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), strs: map[string]any{}}
+	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions()...), strs: map[string]any{}}
 	return d.document(p)
 }
 

@@ -154,7 +154,7 @@ func exactDecoder(src string, wrapped bool) func(io.Reader) (any, error) {
 	}
 	pl := buildPruning(an, n, map[*need]*pruning{})
 	return func(r io.Reader) (any, error) {
-		d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions...), exact: true, strs: map[string]any{}}
+		d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions()...), exact: true, strs: map[string]any{}}
 		return d.document(pl)
 	}
 }
@@ -162,7 +162,7 @@ func exactDecoder(src string, wrapped bool) func(io.Reader) (any, error) {
 // decodeExact decodes one JSON value from b, integers of magnitude 2^53 or
 // more as exactInt (an expected VALUE).
 func decodeExact(b []byte) (any, error) {
-	d := &prunedDecoder{dec: jsontext.NewDecoder(bytes.NewReader(b), jsonOptions...), exact: true, strs: map[string]any{}}
+	d := &prunedDecoder{dec: jsontext.NewDecoder(bytes.NewReader(b), jsonOptions()...), exact: true, strs: map[string]any{}}
 	return d.document(nil)
 }
 

@@ -56,7 +56,7 @@ func (q *Query) WriteAttempt(a *acceptor.Attempt, text bool, sink Sink) error {
 	w := &resultWriter{sink: sink, text: text}
 	doc, err := acceptor.StdoutDocument(a, func(r io.Reader) (any, error) {
 		d := &prunedDecoder{
-			dec: jsontext.NewDecoder(r, jsonOptions...),
+			dec: jsontext.NewDecoder(r, jsonOptions()...),
 			// The elements go once through the expression: decoded with
 			// exact integers when it passes numbers through, which is what
 			// ApplyAttempt ends with when a result holds one (exact.go).

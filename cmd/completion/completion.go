@@ -16,14 +16,17 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/plan"
 )
 
-// fileFlags are the flags whose value is a file to complete; the value is
-// the extensions to offer (none: any file).
-var fileFlags = map[string][]string{
-	"waiter-file": {"json"},
-	"report":      nil,
-	"state":       nil,
-	"cacert":      nil,
-	"log-file":    nil,
+// fileFlag reports whether the flag name's value is a file to complete,
+// and the extensions to offer (none: any file). A switch, where a map
+// literal would be built at every start of retry, completing or not.
+func fileFlag(name string) (exts []string, ok bool) {
+	switch name {
+	case "waiter-file":
+		return []string{"json"}, true
+	case "report", "state", "cacert", "log-file":
+		return nil, true
+	}
+	return nil, false
 }
 
 // Register gives c's flags completions that know the domain:
@@ -39,7 +42,7 @@ func Register(c *cobra.Command) {
 				return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 			}
 		}
-		if exts, ok := fileFlags[f.Name]; ok {
+		if exts, ok := fileFlag(f.Name); ok {
 			fn = func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 				if len(exts) > 0 {
 					return exts, cobra.ShellCompDirectiveFilterFileExt

@@ -41,7 +41,10 @@ func TestEnumAndFileFlagsComplete(t *testing.T) {
 				t.Errorf("retry %s --%s completes %v (directive %d), want its words and no files", c.Name(), name, words, dir)
 			}
 		}
-		for name := range fileFlags {
+		for _, name := range []string{"waiter-file", "report", "state", "cacert", "log-file"} {
+			if _, ok := fileFlag(name); !ok {
+				t.Errorf("--%s: not a file flag", name)
+			}
 			if c.Flags().Lookup(name) == nil {
 				continue
 			}

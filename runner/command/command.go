@@ -56,10 +56,20 @@ const pipeDrain = 200 * time.Millisecond
 // supervisor find the run's processes by it, wherever they moved.
 const RunIDVar = "RETRY_RUN_ID"
 
-// runID is this process's run id: its pid and start time.
-var runID = sync.OnceValue(func() string {
-	return strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-})
+// runID returns this process's run id: its pid and the time it was first
+// asked for. A sync.Once and a function, not a sync.OnceValue variable,
+// whose closure package initialisation would build at every start.
+func runID() string {
+	runIDOnce.Do(func() {
+		runIDValue = strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	})
+	return runIDValue
+}
+
+var (
+	runIDOnce  sync.Once
+	runIDValue string
+)
 
 // ErrCommandNotFound is the StartError reason when argv[0] has no slash and
 // is not in PATH.

@@ -45,16 +45,6 @@ type CorruptError struct{ Problem string }
 
 func (e *CorruptError) Error() string { return "corrupt state: " + e.Problem }
 
-// Encode writes s as indented JSON with a final newline, in the current
-// format version, remaining_attempts computed.
-func Encode(s *State) ([]byte, error) {
-	b, err := json.MarshalIndent(current(s), "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append(b, '\n'), nil
-}
-
 // current is s as Encode writes it: the current version, the attempts
 // left when they are limited, and every time in UTC (machines that share a
 // sequence may be in other zones).
@@ -218,11 +208,17 @@ func (s *State) validate(version int) error {
 	return nil
 }
 
-// stringFields are the fields of the format whose JSON values are strings:
-// Fields stores them as they are, FromFields quotes them again. Every other
-// field is stored as its JSON text.
-var stringFields = map[string]bool{"identity": true, "status": true, "scheduled_at": true, "backoff": true,
-	"max_backoff": true, "started": true, "deadline": true, "reason": true}
+// isStringField reports whether k is a field of the format whose JSON
+// value is a string: Fields stores them as they are, FromFields quotes them
+// again. Every other field is stored as its JSON text. (A switch: a map
+// literal would be built at every start of retry, --state or not.)
+func isStringField(k string) bool {
+	switch k {
+	case "identity", "status", "scheduled_at", "backoff", "max_backoff", "started", "deadline", "reason":
+		return true
+	}
+	return false
+}
 
 // Fields is s as the fields of a hash (a Redis key): each top-level field of
 // the file format under the same name, a string as it is and anything else
@@ -239,7 +235,7 @@ func Fields(s *State) (map[string]string, error) {
 	}
 	out := make(map[string]string, len(m))
 	for k, v := range m {
-		if stringFields[k] {
+		if isStringField(k) {
 			var str string
 			if err := json.Unmarshal(v, &str); err != nil {
 				return nil, fmt.Errorf("field %s: %v", k, err)
@@ -260,7 +256,7 @@ func FromFields(f map[string]string) (*State, error) {
 	}
 	m := make(map[string]json.RawMessage, len(f))
 	for k, v := range f {
-		if stringFields[k] {
+		if isStringField(k) {
 			b, _ := json.Marshal(v)
 			m[k] = b
 			continue

@@ -15,12 +15,10 @@ import (
 
 // The lock is held for the whole invocation, across the writes that
 // replace the file: a second Lock is busy until the first is closed, and
-// then reads what the first wrote.
+// then reads what the first wrote. The first write makes the missing
+// directories, 0700.
 func TestLockSurvivesWrites(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "new", "dir", "s.json")
-	if err := durable.MakeDir(path); err != nil {
-		t.Fatal(err)
-	}
 	a, err := durable.Lock(path)
 	if err != nil {
 		t.Fatal(err)
@@ -28,13 +26,16 @@ func TestLockSurvivesWrites(t *testing.T) {
 	if a.Exists() {
 		t.Fatal("a file before the first write")
 	}
+	if err := a.Write(sampleState()); err != nil {
+		t.Fatal(err)
+	}
 	for _, p := range []string{filepath.Dir(path), filepath.Dir(filepath.Dir(path))} {
 		if fi, _ := os.Stat(p); fi.Mode().Perm() != 0o700 {
 			t.Errorf("%s: mode %v, want 0700", p, fi.Mode().Perm())
 		}
 	}
-	if err := a.Write(sampleState()); err != nil {
-		t.Fatal(err)
+	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
+		t.Errorf("state file mode %v after the first write, want 0600", fi.Mode().Perm())
 	}
 	if _, err := durable.Lock(path); !errors.Is(err, durable.ErrBusy) {
 		t.Fatalf("second Lock after the first write: %v, want busy", err)
@@ -164,12 +165,23 @@ func TestReadCorrupt(t *testing.T) {
 	}
 }
 
-// A write removes the temporary files that killed writes left (nobody
-// holds their lock), and only those of its own state: a temporary file a
-// live write holds, and another state's, stay.
+// The first write of an invocation that found a state removes the
+// temporary files that killed writes left (nobody holds their lock), and
+// only those of its own state: a temporary file a live write holds, and
+// another state's, stay. (A first write of a new state makes no named
+// file where the system has O_TMPFILE, so a kill leaves nothing to sweep
+// there.)
 func TestWriteSweepsDeadTemporaryFiles(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.json")
+	first, err := durable.Lock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Write(sampleState()); err != nil {
+		t.Fatal(err)
+	}
+	first.Close()
 	for _, n := range []string{".s.json.tmp-1", ".s.json.tmp-22", ".other.json.tmp-3", "notes.txt"} {
 		if err := os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o600); err != nil {
 			t.Fatal(err)

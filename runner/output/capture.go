@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 )
 
 // ErrCaptureClosed is returned by a Capture's methods after Close.
@@ -153,12 +152,11 @@ func (c *Capture) spill() error {
 			return err
 		}
 	}
+	// The blocks (at most the threshold) are left to the collector: a
+	// collection forced here cost more CPU (its wait for the sweep spins in
+	// runtime.Gosched) than the memory it would hand back sooner.
 	c.chunks = nil
 	c.file = f
-	// Hand the blocks back now: a stream that spills tends to be large,
-	// and without a collection the heap would grow again for whatever comes
-	// next (the tail, the next attempt) before reusing them. Once per spill.
-	runtime.GC()
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -17,16 +18,17 @@ import (
 // Placeholder replaces a secret in logs, reports and errors.
 const Placeholder = "REDACTED"
 
-// secretHeaders are the headers whose values Header hides, in
-// canonical form.
-var secretHeaders = map[string]bool{
-	"Authorization":        true,
-	"Proxy-Authorization":  true,
-	"Cookie":               true,
-	"Set-Cookie":           true,
-	"X-Api-Key":            true,
-	"X-Auth-Token":         true,
-	"X-Amz-Security-Token": true,
+// secretHeaders are the headers whose values Header hides, in canonical
+// form. The name lists of this file are slices, static data, not maps: a
+// map literal is built by package initialisation at every start of retry.
+var secretHeaders = []string{
+	"Authorization",
+	"Proxy-Authorization",
+	"Cookie",
+	"Set-Cookie",
+	"X-Api-Key",
+	"X-Auth-Token",
+	"X-Amz-Security-Token",
 }
 
 // IsSecretHeader reports whether Header hides the values of the header
@@ -36,7 +38,7 @@ var secretHeaders = map[string]bool{
 // session, cookie or credential, or is sig, pass or jwt (X-Goog-Api-Key,
 // Private-Token, X-Vault-Token, X-Auth…; Idempotency-Key too).
 func IsSecretHeader(name string) bool {
-	return secretHeaders[http.CanonicalHeaderKey(name)] || isSecretName(name)
+	return slices.Contains(secretHeaders, http.CanonicalHeaderKey(name)) || isSecretName(name)
 }
 
 // secretWords are the parts of a name that make a header, a query
@@ -44,14 +46,14 @@ func IsSecretHeader(name string) bool {
 var secretWords = []string{"auth", "token", "key", "secret", "passw", "pwd", "signature", "session", "cookie", "credential"}
 
 // secretNames are short names that are secret whole: sig=…, pass=…, jwt=….
-var secretNames = map[string]bool{"sig": true, "pass": true, "jwt": true}
+var secretNames = []string{"sig", "pass", "jwt"}
 
 // wellKnown are variables that hold secrets although no secret word is in
 // their names (a DSN or a webhook URL carries its credential in the URL's
 // path or user information). The usual ones are secret by their words
 // already: GITHUB_TOKEN, GH_TOKEN, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN,
 // ACTIONS_RUNTIME_TOKEN, NPM_TOKEN, PGPASSWORD, MYSQL_PWD, VAULT_TOKEN.
-var wellKnown = map[string]bool{"sentry_dsn": true, "slack_webhook_url": true, "database_url": true, "dsn": true}
+var wellKnown = []string{"sentry_dsn", "slack_webhook_url", "database_url", "dsn"}
 
 // IsSecretName reports whether a variable, parameter or key name (any
 // case, leading dashes ignored) looks like it holds a secret: it contains
@@ -66,7 +68,7 @@ func IsSecretName(name string) bool { return isSecretName(name) }
 // isSecretName is IsSecretName.
 func isSecretName(name string) bool {
 	n := strings.ToLower(strings.TrimLeft(name, "-"))
-	if secretNames[n] || wellKnown[n] {
+	if slices.Contains(secretNames, n) || slices.Contains(wellKnown, n) {
 		return true
 	}
 	for _, w := range secretWords {
@@ -312,8 +314,8 @@ func mayNameSecret(s string) bool {
 			return true
 		}
 	}
-	for _, names := range []map[string]bool{secretNames, wellKnown} {
-		for n := range names {
+	for _, names := range [][]string{secretNames, wellKnown} {
+		for _, n := range names {
 			if strings.Contains(l, n) {
 				return true
 			}

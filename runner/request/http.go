@@ -44,8 +44,15 @@ const maxRedirects = 10
 const errorBodyLimit = 1 << 20
 
 // errTooManyRedirects ends an attempt that would follow one redirect more
-// than maxRedirects.
-var errTooManyRedirects = fmt.Errorf("stopped after %d redirects", maxRedirects)
+// than maxRedirects. Its type makes it static data: fmt.Errorf would format
+// it at every start of retry, --url or not.
+var errTooManyRedirects error = tooManyRedirectsError{}
+
+type tooManyRedirectsError struct{}
+
+func (tooManyRedirectsError) Error() string {
+	return "stopped after " + strconv.Itoa(maxRedirects) + " redirects"
+}
 
 // Config describes the request of an HTTP source (retry run --url).
 type Config struct {

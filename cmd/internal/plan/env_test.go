@@ -2,6 +2,7 @@ package plan
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/spf13/pflag"
@@ -51,5 +52,22 @@ func TestShellNotFromEnvironment(t *testing.T) {
 	if err != nil || o.Process.Shell || !o.fromEnv["shell-path"] || o.Process.ShellPath != "/bin/bash" {
 		t.Errorf("RETRY_SHELL_PATH=/bin/bash: error %v, shell %v, shell path %q (from the environment %v); want the path as a default, --shell off",
 			err, o.Process.Shell, o.Process.ShellPath, o.fromEnv["shell-path"])
+	}
+}
+
+// Every flag of run and wait has its default in RETRY_ and the flag's name
+// in upper case with '_' for '-' (RETRY_MAX_TIME for --max-time).
+func TestEnvKeyOfEveryFlag(t *testing.T) {
+	for _, wait := range []bool{false, true} {
+		fs := pflag.NewFlagSet("", pflag.ContinueOnError)
+		New(wait, &iostreams.IOStreams{}).Register(fs)
+		fs.VisitAll(func(f *pflag.Flag) {
+			if got, want := envKey(f.Name), "RETRY_"+strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); got != want {
+				t.Errorf("--%s: envKey %q, want %q", f.Name, got, want)
+			}
+		})
+	}
+	if got := envKey("max-retry-after"); got != "RETRY_MAX_RETRY_AFTER" {
+		t.Errorf("envKey(max-retry-after) = %q", got)
 	}
 }

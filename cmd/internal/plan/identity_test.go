@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
@@ -69,5 +71,73 @@ func TestIdentity(t *testing.T) {
 			t.Errorf("%q (wait %v) has the identity of %q", c.args, c.wait, prev)
 		}
 		seen[id] = c.args
+	}
+}
+
+// identityMap is the object Identity hashes, as state files' identities
+// were always made: json.Marshal of this map (sorted keys).
+func identityMap(o *Options, p *Plan) map[string]any {
+	id := map[string]any{"subcommand": o.Name()}
+	if p.HTTP {
+		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
+			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
+	} else {
+		id["argv"] = p.Describe
+	}
+	acc := make([]string, len(o.Accept.List.specs))
+	for i, s := range o.Accept.List.specs {
+		acc[i] = "--" + s.flag + "=" + s.value
+	}
+	id["acceptors"] = acc
+	id["error_pattern"] = o.Accept.ErrorPattern
+	id["input"] = o.Accept.Input
+	id["waiter"] = []string{o.Waiter.File, o.Waiter.Name}
+	return id
+}
+
+// The identity's bytes, appended by hand, are json.Marshal's of the map
+// identities have always been made of: a state file written by an earlier
+// release keeps its sequence.
+func TestIdentityJSONIsEncodingJSON(t *testing.T) {
+	odd := "a\"b\\c\x01\n\t<>&\u2028é\xff"
+	for _, c := range []struct {
+		wait bool
+		args []string
+	}{
+		{false, []string{"--", "job", "a b"}},
+		{false, []string{"--", "job", odd, ""}},
+		{false, []string{"--shell", "job 'a b'"}},
+		{false, []string{"--retry-exit", "1", "--failure-exit", "3", "--error-pattern", `code=(\w+)<&>"é\\`, "--", "job"}},
+		{true, []string{"--success", "x=1", "--failure", "state=" + odd, "--input", `{"a": "<&>"}`, "--", "job"}},
+		{true, []string{"--waiter", "k8s:deployment-rolled-out", "--", "kubectl", "get", "deployment", "x", "-o", "json"}},
+		{false, []string{"--url", "http://127.0.0.1:1/a?q=<&>"}},
+		{false, []string{"--url", "http://127.0.0.1:1/a", "-X", "PUT", "-H", "X-A: 1", "-H", `X-B: <&>"é`, "--data", odd, "--idempotent"}},
+		{false, []string{"--url", "http://127.0.0.1:1/a", "--data", ""}},
+		{true, []string{"--url", "http://127.0.0.1:1/a", "--success", "status=200"}},
+	} {
+		o := New(c.wait, &iostreams.IOStreams{})
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		fs.SetInterspersed(false)
+		o.Register(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		o.Args = fs.Args()
+		if err := o.ApplyEnv(fs); err != nil {
+			t.Fatal(err)
+		}
+		p, err := Build(o)
+		if err != nil {
+			t.Errorf("%q: %v", c.args, err)
+			continue
+		}
+		want, err := json.Marshal(identityMap(o, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := identityJSON(o, p); !bytes.Equal(got, want) {
+			t.Errorf("%q: identity\n%s\nwant (json.Marshal)\n%s", c.args, got, want)
+		}
+		p.Close()
 	}
 }

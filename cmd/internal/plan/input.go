@@ -190,6 +190,22 @@ func loadArg(arg string, stdin io.Reader) ([]byte, error) {
 	return readInputFile(name, stdin)
 }
 
+// envKey is the variable of the flag name's default: RETRY_MAX_TIME for
+// max-time (flag names are lowercase ASCII). One allocation, where
+// ReplaceAll, ToUpper and a concatenation make three: ApplyEnv asks for
+// ~80 of them at every start.
 func envKey(name string) string {
-	return "RETRY_" + strings.ToUpper(strings.ReplaceAll(name, "-", "_"))
+	var buf [64]byte
+	b := append(buf[:0], "RETRY_"...)
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case c == '-':
+			c = '_'
+		case 'a' <= c && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
