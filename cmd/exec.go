@@ -271,8 +271,14 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 // copyStdout copies kept stdout (a spill file, or memory) to retry's
 // stdout: a failed read is stdout not kept whole, a failed write stdout
 // not written.
-func copyStdout(w io.Writer, r io.Reader) error {
-	if _, err := io.Copy(w, r); err != nil {
+func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	var err error
+	if r, ok := rc.(*output.Reader); ok {
+		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion
+	} else {
+		_, err = io.Copy(w, rc)
+	}
+	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
