@@ -254,18 +254,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.Query != nil {
-		apply := p.Query.ApplyAttempt
-		if o.Output.Format == "text" {
-			apply = p.Query.ApplyAttemptText
-		}
-		b, err := apply(last.Result.Attempt)
-		if err != nil {
-			return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
-		}
-		if _, err = o.IO.Out.Write(b); err != nil {
-			return &output.StreamError{Stream: "stdout", Err: err}
-		}
-		return nil
+		return writeQuery(o, p, last.Result.Attempt)
 	}
 	if p.HTTP && !httpSucceeded(o, out, last) {
 		// As curl -f: a failed call's body is not the output.
@@ -276,7 +265,20 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	if _, err = io.Copy(o.IO.Out, rc); err != nil {
+	return copyStdout(o.IO.Out, rc)
+}
+
+// copyStdout copies kept stdout (a spill file, or memory) to retry's
+// stdout: a failed read is stdout not kept whole, a failed write stdout
+// not written.
+func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	var err error
+	if r, ok := rc.(*output.Reader); ok {
+		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion
+	} else {
+		_, err = io.Copy(w, rc)
+	}
+	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) && pe.Op == "read" {
 			return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}

@@ -571,6 +571,7 @@ type pruning struct {
 	other *pruning       // for keys not listed; nil: skip them
 	elem  *pruning       // for array elements; nil only when full
 	tap   *tap           // a streamed array is here (stream.go)
+	taps  []*tap         // the streamed arrays at or below here
 }
 
 type pruningKey struct {
@@ -632,6 +633,12 @@ func decodeStreamed(r io.Reader, p *pruning, streamed bool) (any, error) {
 		return decodePruned(r, p)
 	}
 	d := &prunedDecoder{dec: jsontext.NewDecoder(r, jsonOptions()...), strs: map[string]any{}, results: map[string]*streamResult{}}
+	return d.streamedDocument(p)
+}
+
+// streamedDocument decodes the one document of the input under p, which
+// streams arrays, into a *streamedDoc.
+func (d *prunedDecoder) streamedDocument(p *pruning) (any, error) {
 	v, err := d.document(p)
 	if err != nil {
 		return nil, err
@@ -663,6 +670,7 @@ type prunedDecoder struct {
 	strs    map[string]any // short strings and keys seen, boxed once
 	buf     []byte         // scratch for unquoting
 	results map[string]*streamResult
+	sinks   map[string]*resultWriter // streamed expressions written as they come, by source
 }
 
 func decodePruned(r io.Reader, p *pruning) (any, error) {
@@ -814,6 +822,9 @@ func (d *prunedDecoder) object(p *pruning) (any, error) {
 		}
 		if child != nil && child.full {
 			child = nil
+		}
+		if child != nil && len(child.taps) > 0 {
+			d.forget(child.taps)
 		}
 		v, err := d.value(child)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/retry-dev/retry/acceptor"
 )
@@ -13,6 +14,13 @@ import (
 type Query struct {
 	expr   *jmesExpr
 	decode func(io.Reader) (any, error)
+	// plan builds stream, the pruning that writes the result while the
+	// document is decoded (query_stream.go), nil when the expression does
+	// not project over an array; chunk is the elements per evaluation (0:
+	// streamChunk).
+	plan   sync.Once
+	stream *pruning
+	chunk  int
 }
 
 // NewQuery compiles expr, as path matchers do: an empty or invalid

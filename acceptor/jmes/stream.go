@@ -13,7 +13,9 @@ import (
 // that the array's elements are built a chunk at a time and dropped: memory
 // then holds the results, not the elements. A 500 MB describe-instances
 // output polled for the state of every instance keeps about 600 000
-// strings instead of 600 000 instances of a pruned tree.
+// strings instead of 600 000 instances of a pruned tree. A --query does not
+// even keep the results: each chunk's are encoded as they come
+// (query_stream.go).
 //
 // Such an expression distributes over the array: evaluated on a document
 // whose array is cut into consecutive chunks, it gives, chunk after chunk,
@@ -25,11 +27,18 @@ import (
 // A pipe, an index or a slice of the whole list, a function of it, do not
 // distribute and are evaluated on the document as before. When the value
 // at the path is not an array, the expressions are evaluated on the
-// document, which then keeps that value as they need it.
+// document, which then keeps that value as they need it. A document that
+// repeats a key on the way to the array keeps its last value: what an
+// earlier one streamed is dropped (prunedDecoder.forget).
 
 // streamChunk is how many elements of a streamed array are built before the
-// expressions are evaluated on them and the elements dropped.
-const streamChunk = 512
+// expressions are evaluated on them and the elements dropped; fewer when
+// they span streamChunkBytes of the document, so that large elements (whole
+// instances, for Reservations[].Instances[]) are not built 512 at a time.
+const (
+	streamChunk      = 512
+	streamChunkBytes = 256 << 10
+)
 
 // streamExpr is an expression evaluated chunk by chunk on the array at path.
 type streamExpr struct {
@@ -120,6 +129,9 @@ type streamedDoc struct {
 type streamResult struct {
 	v   []any
 	err error
+	// out, when set, takes the results as they come instead of v (a
+	// --query written while the document is decoded, query_stream.go).
+	out *resultWriter
 }
 
 // tap is where, in a pruning, a streamed array is: the expressions
@@ -158,8 +170,24 @@ func (t *tap) evaluate(chunk []any, res []*streamResult) {
 			r.err = err
 		case !ok:
 			r.err = errNotList
+		case r.out != nil:
+			r.out.write(arr)
 		default:
 			r.v = append(r.v, arr...)
+		}
+	}
+}
+
+// forget drops what the taps below a key hold of its value, before the
+// value is decoded: a document that repeats the key keeps its last value,
+// whatever the earlier ones streamed ({"a":{"b":[1]},"a":0} has no a.b).
+func (d *prunedDecoder) forget(taps []*tap) {
+	for _, t := range taps {
+		for _, e := range t.exprs {
+			delete(d.results, e.src)
+			if w := d.sinks[e.src]; w != nil {
+				w.reset()
+			}
 		}
 	}
 }
@@ -180,14 +208,18 @@ func (d *prunedDecoder) tapped(t *tap) (any, error) {
 		return nil, err
 	}
 	res := make([]*streamResult, len(t.exprs))
-	for i := range res {
-		res[i] = &streamResult{v: []any{}}
+	for i, e := range t.exprs {
+		res[i] = &streamResult{v: []any{}, out: d.sinks[e.src]}
+		if res[i].out != nil {
+			res[i].out.reset()
+		}
 	}
 	var kept []any
 	if t.keep {
 		kept = []any{}
 	}
 	chunk := make([]any, 0, t.chunk)
+	start := d.dec.InputOffset()
 	for k := d.dec.PeekKind(); k != ']' && k != 0; k = d.dec.PeekKind() {
 		v, err := d.value(t.elem)
 		if err != nil {
@@ -197,10 +229,11 @@ func (d *prunedDecoder) tapped(t *tap) (any, error) {
 			kept = append(kept, prune(v, t.kept))
 		}
 		chunk = append(chunk, v)
-		if len(chunk) == t.chunk {
+		if at := d.dec.InputOffset(); len(chunk) == t.chunk || at-start >= streamChunkBytes {
 			t.evaluate(chunk, res)
 			clear(chunk)
 			chunk = chunk[:0]
+			start = at
 		}
 	}
 	if _, err := d.dec.ReadToken(); err != nil { // ']', or the syntax error
@@ -337,9 +370,11 @@ func planStreams(an *analyzer, doc *need, streams []streamExpr, chunk int) (*pru
 }
 
 // attachTap returns a copy of p with t at path (copying the nodes on the
-// way: prunings are shared between the places that need the same).
+// way: prunings are shared between the places that need the same), each
+// node on the way listing t among its taps.
 func attachTap(p *pruning, path []string, t *tap) *pruning {
 	q := *p
+	q.taps = append(slices.Clip(p.taps), t)
 	if len(path) == 0 {
 		q.tap = t
 		return &q

@@ -127,6 +127,8 @@ func TestStreamedEdgeCases(t *testing.T) {
 		{[]string{"a[].b"}, `{"a":{"b":2},"a":[{"b":1},{"b":3}]}`, []string{`[1,3]`}},
 		{[]string{"a[].b", "a"}, `{"a":[{"b":1}],"a":{"b":2}}`, []string{`null`, `{"b":2}`}},
 		{[]string{"a[].b", "length(a)"}, `{"a":{"b":2},"a":[{"b":1},{"c":3}]}`, []string{`[1]`, `2`}},
+		{[]string{"x.a[].b"}, `{"x":{"a":[{"b":1}]},"x":0}`, []string{`null`}},
+		{[]string{"x.a[].b", "x"}, `{"x":{"a":[{"b":1}]},"x":{"y":1}}`, []string{`null`, `{"y":1}`}},
 		{[]string{"a[].b"}, `{"a":"s"}`, []string{`null`}},
 		{[]string{"a[].b"}, `{"x":1}`, []string{`null`}},
 		{[]string{"a[].b"}, `{"a":[]}`, []string{`[]`}},

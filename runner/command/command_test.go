@@ -649,9 +649,15 @@ func setSubreaper(on bool) error {
 }
 
 func TestFinalStdoutSpillsByteExact(t *testing.T) {
+	for _, threshold := range []int64{64 << 10, 0} { // 0: output.DefaultSpillThreshold
+		t.Run(strconv.FormatInt(threshold, 10), func(t *testing.T) { testFinalStdoutSpills(t, threshold) })
+	}
+}
+
+func testFinalStdoutSpills(t *testing.T, threshold int64) {
 	const size = 3<<20 + 12345
 	c := helper("gen", strconv.Itoa(size), "42")
-	c.SpillThreshold = 64 << 10
+	c.SpillThreshold = threshold
 	c.Window = 1000
 	c.TempDir = t.TempDir()
 	defer c.Close()

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 )
 
 // ErrCaptureClosed is returned by a Capture's methods after Close.
@@ -153,12 +152,11 @@ func (c *Capture) spill() error {
 			return err
 		}
 	}
+	// The blocks (at most the threshold) are left to the collector: a
+	// collection forced here cost more CPU (its wait for the sweep spins in
+	// runtime.Gosched) than the memory it would hand back sooner.
 	c.chunks = nil
 	c.file = f
-	// Hand the blocks back now: a stream that spills tends to be large,
-	// and without a collection the heap would grow again for whatever comes
-	// next (the tail, the next attempt) before reusing them. Once per spill.
-	runtime.GC()
 	return nil
 }
 
@@ -286,19 +284,23 @@ func (c *Capture) Open() (io.ReadCloser, error) {
 	case c.err != nil:
 		return nil, c.err
 	}
-	return &reader{SectionReader: io.NewSectionReader(c, 0, c.size), c: c}, nil
+	return &Reader{SectionReader: io.NewSectionReader(c, 0, c.size), c: c}, nil
 }
 
-// reader is what Open returns: an *io.SectionReader (so a reader can ask its
-// Size and ReadAt the end of the stream without reading it all) whose Close
-// does nothing, and whose WriteTo lets io.Copy write the stream without
-// copying it through small buffers.
-type reader struct {
+// Reader is what Open returns: an *io.SectionReader (so a reader can ask
+// its Size and ReadAt the end of the stream without reading it all) whose
+// Close does nothing, and whose WriteTo lets io.Copy write the stream
+// without copying it through small buffers. A caller that writes the
+// stream out can assert *Reader and call WriteTo itself: an assertion to a
+// concrete type, where io.Copy's to io.WriterTo builds an interface table
+// at run time, on the path of every run in final mode.
+type Reader struct {
 	*io.SectionReader
 	c *Capture
 }
 
-func (*reader) Close() error { return nil }
+// Close does nothing: the Capture's Close ends its readers.
+func (*Reader) Close() error { return nil }
 
 // copyBuffer is the size of the reads from the spill file when the kernel
 // cannot copy it: a few large reads rather than many of io.Copy's 32 KiB.
@@ -310,7 +312,7 @@ const copyBuffer = 256 << 10
 // never pass through retry's memory. Otherwise a stream in memory is
 // written block by block, with no copy, and a spilled one in reads of
 // copyBuffer.
-func (r *reader) WriteTo(w io.Writer) (int64, error) {
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	c := r.c
 	// An io.SectionReader's Seek fails only on a bad whence or a negative
 	// offset, neither of which comes here: its errors are not looked at.

@@ -13,8 +13,14 @@ const (
 	// DefaultWindow is the tail window kept of stdout and stderr (1 MiB).
 	DefaultWindow = 1 << 20
 	// DefaultSpillThreshold is how much of a stream is kept in memory before
-	// it spills to a temporary file (8 MiB).
-	DefaultSpillThreshold = 8 << 20
+	// it spills to a temporary file: 1 MiB, what a pipe grown by the command
+	// source holds. Past it, a kept stdout goes from its pipe to the file
+	// with splice(2) and never passes through retry's memory, while the
+	// bytes held before the spill are copied three times (read, kept,
+	// written to the file): 1 MiB instead of 8 MiB took a sixth off the
+	// CPU of 64 MiB in final mode (bench/final.sh, in the README), while a
+	// small document (a JSON reply) still costs no file.
+	DefaultSpillThreshold = 1 << 20
 	// DefaultMaxKeep bounds the stdout an attempt keeps (final mode, or
 	// JSON acceptors) when the source sets no bound of its own
 	// (command.Command.MaxOutput, request.Config.MaxOutput is 0): 10 GiB.

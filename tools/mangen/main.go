@@ -122,7 +122,7 @@ func environmentSection(c *cobra.Command) string {
 	for _, v := range [][2]string{
 		{"RETRY_STATE_DIR", "where scopes keep their state; else $XDG_STATE_HOME/retry, else ~/.local/state/retry"},
 		{"XDG_STATE_HOME", "see RETRY_STATE_DIR"},
-		{"TMPDIR", "where an attempt's stdout beyond 8 MiB is spilled"},
+		{"TMPDIR", "where an attempt's stdout beyond 1 MiB is spilled"},
 		{"GITHUB_ACTIONS", "true: GitHub Actions conventions (groups, annotations) with \\-\\-ci auto"},
 		{"GITHUB_OUTPUT", "file the step outputs attempts, exit\\-code and outcome are appended to (GitHub)"},
 		{"GITHUB_STEP_SUMMARY", "file the Markdown table of attempts is appended to (GitHub)"},
