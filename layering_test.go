@@ -124,6 +124,7 @@ var imports = map[string][]string{
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
 	"bench/rusage":       nil,
+	"bench/statefloor":   nil,
 	"bench/storefloor":   nil,
 	"bench/stormserver":  nil,
 	"tools/actioncheck":  nil,

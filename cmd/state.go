@@ -24,19 +24,53 @@ import (
 // the outcome schedules the next attempt (exit 75), clears the state
 // (success) or ends the sequence, which later invocations then repeat
 // without running anything.
+//
+// What comes before the attempt and after it are functions of their own,
+// so that the attempt runs on a stack no deeper than without --state: the
+// main goroutine's stack is grown once, early, to what a run takes
+// (growStack), and a deeper one is copied again in the middle of the
+// attempt's start.
 func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) error {
-	log := l.log
+	d, err := beginDurable(o, p, l.log)
+	if d == nil {
+		return err
+	}
+	defer d.fl.Close()
+	out, code := execute(ctx, o, p, l, proc)
+	return finishDurable(ctx, o, p, l, d, out, code)
+}
+
+// durableAttempt is an attempt of a sequence, recorded as started.
+type durableAttempt struct {
+	fl  durable.Store
+	st  *durable.State
+	n   int       // the attempt's number
+	now time.Time // when it was recorded
+}
+
+// beginDurable locks the store and reads the sequence. When an attempt is
+// due it records it as started and sets p's strategy to make it, and
+// returns it, holding the lock; otherwise it releases the lock and returns
+// nil and what runDurable returns.
+//
+//go:noinline
+func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
 	cfg := plan.DurableConfig(o, p)
 	name := p.State.Name
 
 	fl, err := openState(o, p)
 	if err != nil {
-		return stateError(name, log, err)
+		return nil, stateError(name, log, err)
 	}
-	defer fl.Close()
+	held := false
+	defer func() {
+		if !held {
+			fl.Close()
+		}
+	}()
 	st, err := fl.Read()
 	if err != nil {
-		return stateError(name, log, err)
+		return nil, stateError(name, log, err)
 	}
 	dirty := false
 	if st != nil && st.Identity != cfg.Identity {
@@ -62,7 +96,7 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 	if verdict != durable.RunNow {
 		if dirty && fl.Exists() {
 			if err := fl.Write(st); err != nil {
-				return stateError(name, log, err)
+				return nil, stateError(name, log, err)
 			}
 		}
 		if verdict == durable.NotDue {
@@ -70,22 +104,28 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 			dueIn := due.Sub(now).Milliseconds()
 			log.Event(sinks.StateEvent{Retry: "not_due", Attempt: st.Attempts + 1, Due: due.UTC().Format(time.RFC3339Nano), DueInMS: &dueIn,
 				Message: fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", human.AttemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(human.StateTime), human.Duration(due.Sub(now)))})
-			return &exit.Error{Code: exit.TempFail}
+			return nil, &exit.Error{Code: exit.TempFail}
 		}
 		exitCode := st.Exit
 		log.Event(sinks.StateEvent{Retry: "ended", Status: string(st.Status), Reason: st.Reason, Attempts: st.Attempts, ExitCode: &exitCode,
 			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), name)})
-		return exit.For(st.Exit)
+		return nil, exit.For(st.Exit)
 	}
 
 	previous := st.Previous()
 	n := st.Begin(now, cfg, os.Getpid())
 	if err := fl.Write(st); err != nil {
-		return stateError(name, log, err)
+		return nil, stateError(name, log, err)
 	}
 	p.Strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
-	out, code := execute(ctx, o, p, l, proc)
+	held = true
+	return &durableAttempt{fl: fl, st: st, n: n, now: now}, nil
+}
 
+// finishDurable records how the attempt d ended (out, with exit status
+// code), and ends the invocation as run does.
+func finishDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, d *durableAttempt, out *runner.Outcome, code int) error {
+	fl, st, n, now, name := d.fl, d.st, d.n, d.now, p.State.Name
 	last := out.Last()
 	var entry durable.Entry
 	if last != nil {
@@ -103,9 +143,9 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 		ended = out.Next.Add(-time.Duration(entry.Delay)) // when the delay was planned
 	}
 	var recErr error
-	what := fmt.Sprintf("the outcome of attempt %d cannot be recorded", n)
-	if st.Finish(ended, entry, end, giveUpCode, reason) {
-		recErr, what = fl.Remove(), "the sequence succeeded, but its state cannot be removed"
+	succeeded := st.Finish(ended, entry, end, giveUpCode, reason)
+	if succeeded {
+		recErr = fl.Remove()
 	} else {
 		recErr = fl.Write(st)
 	}
@@ -113,6 +153,10 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 		code = st.Exit
 	}
 	if recErr != nil {
+		what := fmt.Sprintf("the outcome of attempt %d cannot be recorded", n)
+		if succeeded {
+			what = "the sequence succeeded, but its state cannot be removed"
+		}
 		if un, lost := unrecorded(recErr); un || lost {
 			// What the store holds says the attempt is running: the
 			// next invocation counts it as unfinished and goes on.
@@ -147,7 +191,8 @@ func durableEnd(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) (d
 	last := out.Last()
 	what := ""
 	if last != nil {
-		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, human.Result(last), last.Decision.Directive)
+		// The directive as a string: fmt would look its methods up.
+		what = fmt.Sprintf("attempt %d: %s: %s", last.Number, human.Result(last), last.Decision.Directive.String())
 		if last.Decision.Directive != 0 {
 			what += " [" + human.DecidedBy(last.Decision) + "]"
 		}

@@ -67,44 +67,60 @@ func current(s *State) *State {
 // could have written: the format version, a SHA-256 identity, a known
 // status, attempt numbers that rise in the history and do not pass the
 // count, no negative number. Anything else is a *CorruptError; Decode never
-// panics, whatever b holds.
+// panics, whatever b holds. What Encode wrote is read without encoding/json
+// (decodeEncoded); anything else with it.
 func Decode(b []byte) (*State, error) {
+	s, ok := decodeEncoded(b)
+	version := FormatVersion
+	if !ok {
+		var err error
+		if s, version, err = decodeJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.validate(version); err != nil {
+		return nil, &CorruptError{err.Error()}
+	}
+	s.Version, s.Remaining = FormatVersion, nil
+	return s, nil
+}
+
+// decodeJSON reads b with encoding/json, in the version it says: a version
+// 1 state is read as version 2 names its fields (upgrade1). It does not
+// validate the state.
+func decodeJSON(b []byte) (*State, int, error) {
 	if len(bytes.TrimSpace(b)) == 0 {
-		return nil, &CorruptError{"the file is empty"}
+		return nil, 0, &CorruptError{"the file is empty"}
 	}
 	var probe struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(b, &probe); err != nil {
-		return nil, &CorruptError{"not JSON: " + jsonProblem(err)}
+		return nil, 0, &CorruptError{"not JSON: " + jsonProblem(err)}
 	}
 	if probe.Version == nil {
-		return nil, &CorruptError{"no format version"}
+		return nil, 0, &CorruptError{"no format version"}
 	}
 	switch *probe.Version {
 	case FormatVersion:
 	case 1:
 		var err error
 		if b, err = upgrade1(b); err != nil {
-			return nil, &CorruptError{err.Error()}
+			return nil, 0, &CorruptError{err.Error()}
 		}
 	default:
-		return nil, &CorruptError{fmt.Sprintf("format version %d; this retry reads versions 1 and %d", *probe.Version, FormatVersion)}
+		return nil, 0, &CorruptError{fmt.Sprintf("format version %d; this retry reads versions 1 and %d", *probe.Version, FormatVersion)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var s State
 	if err := dec.Decode(&s); err != nil {
-		return nil, &CorruptError{jsonProblem(err)}
+		return nil, 0, &CorruptError{jsonProblem(err)}
 	}
 	if dec.More() {
-		return nil, &CorruptError{"data after the JSON object"}
+		return nil, 0, &CorruptError{"data after the JSON object"}
 	}
-	if err := s.validate(*probe.Version); err != nil {
-		return nil, &CorruptError{err.Error()}
-	}
-	s.Version, s.Remaining = FormatVersion, nil
-	return &s, nil
+	return &s, *probe.Version, nil
 }
 
 // upgrade1 renames version 1's fields as version 2 names them (next_due is

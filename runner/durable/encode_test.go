@@ -38,6 +38,13 @@ func checkEncode(t *testing.T, s *State) {
 // escapes (quotes, backslashes, control characters, <, > and &, U+2028,
 // U+2029, invalid UTF-8) or keeps (non-ASCII, DEL).
 func TestEncodeIsEncodingJSON(t *testing.T) {
+	for name, s := range encodeCases() {
+		t.Run(name, func(t *testing.T) { checkEncode(t, s) })
+	}
+}
+
+// encodeCases are states of every shape a field can take, by name.
+func encodeCases() map[string]*State {
 	zone := time.FixedZone("UTC-7", -7*3600)
 	t0 := time.Date(2026, 11, 25, 15, 4, 5, 123456789, zone)
 	odd := "a\"b\\c\x00\x01\b\f\n\r\t\x1f<>&\u2028\u2029é€😀\x7f\xff\xc3(end"
@@ -53,7 +60,7 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 				{Attempt: 2, Start: t0.Add(time.Second).Round(time.Second), Result: "running", ExitCode: noExitCode, Directive: Unfinished},
 			}}
 	}
-	cases := map[string]func(s *State){
+	changes := map[string]func(s *State){
 		"every field": func(*State) {},
 		"new":         func(s *State) { *s = *New(Config{Identity: s.Identity, Command: []string{"true"}}) },
 		"omitted fields": func(s *State) {
@@ -73,13 +80,13 @@ func TestEncodeIsEncodingJSON(t *testing.T) {
 		"a history of 100":     func(s *State) { s.History = make([]Entry, MaxHistory) },
 		"wall clock with mono": func(s *State) { s.NextDue = time.Now() },
 	}
-	for name, change := range cases {
-		t.Run(name, func(t *testing.T) {
-			s := full()
-			change(s)
-			checkEncode(t, s)
-		})
+	cases := make(map[string]*State, len(changes))
+	for name, change := range changes {
+		s := full()
+		change(s)
+		cases[name] = s
 	}
+	return cases
 }
 
 // A year encoding/json refuses is refused by Encode too.

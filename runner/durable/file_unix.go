@@ -69,7 +69,7 @@ func MakeDir(path string) error {
 func Lock(path string) (*File, error) {
 	for range 100 {
 		fd, st, err := openChecked(path)
-		if errors.Is(err, os.ErrNotExist) {
+		if err == errNoFile {
 			return &File{path: path, fd: -1}, nil
 		}
 		if err != nil {
@@ -405,7 +405,7 @@ func (fl *File) Close() error {
 // refuses. No file: nil, nil.
 func ReadFile(path string) (*State, error) {
 	fd, st, err := openChecked(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if err == errNoFile {
 		return nil, nil
 	}
 	if err != nil {
@@ -423,21 +423,32 @@ func ReadFile(path string) (*State, error) {
 // with a *RefusedError, anything but a regular file owned by the effective
 // user. The path is looked at first, so that a socket is refused rather
 // than failing to open, and a device is never opened. No file, or no
-// directory: an error that is os.ErrNotExist.
+// directory: errNoFile.
 func openChecked(path string) (int, *syscall.Stat_t, error) {
 	var st syscall.Stat_t
 	if err := ignoringEINTR(func() error { return syscall.Lstat(path, &st) }); err != nil {
+		if err == syscall.ENOENT {
+			return -1, nil, errNoFile
+		}
 		return -1, nil, &os.PathError{Op: "lstat", Path: path, Err: err}
 	}
-	if err := refused(privatefile.CheckStat(path, &st)); err != nil {
-		return -1, nil, err
+	if err := privatefile.CheckStat(path, &st); err != nil {
+		return -1, nil, refused(err)
 	}
 	fd, fst, err := privatefile.OpenFD(path, syscall.O_RDONLY, 0)
 	if err != nil {
+		if errors.Is(err, syscall.ENOENT) {
+			return -1, nil, errNoFile // removed since
+		}
 		return -1, nil, refused(err)
 	}
 	return fd, fst, nil
 }
+
+// errNoFile is openChecked's error when there is no file at the path. (A
+// comparison, not errors.Is: that would look up interface methods of the
+// error's types at run time, on every invocation.)
+var errNoFile = errors.New("no file")
 
 // ignoringEINTR calls f until it returns something else than EINTR.
 func ignoringEINTR(f func() error) error {
