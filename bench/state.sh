@@ -13,18 +13,20 @@
 # program. Then, with strace when it is installed, the sync calls of each
 # case and the system calls a first-attempt success makes on its state.
 # Usage: bench/state.sh [ROUNDS] [BATCH] [OLD_RETRY_BINARY]
-#   an older build is timed alongside on the file cases.
+#   an older build is timed alongside on the file cases. Every binary is
+#   timed as a copy (bench/lib.sh's build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-21}
 batch=${2:-20}
 old=${3:-}
 out=bench/out; mkdir -p "$out"
-CGO_ENABLED=0 go build -o "$out/retry" .
-CGO_ENABLED=0 go build -o "$out/gofloor" ./bench/gofloor
-CGO_ENABLED=0 go build -o "$out/statefloor" ./bench/statefloor
-R=$PWD/$out/retry G=$PWD/$out/gofloor F=$PWD/$out/statefloor
 . bench/lib.sh
+build "$out/retry" .
+build "$out/gofloor" ./bench/gofloor
+build "$out/statefloor" ./bench/statefloor
+R=$PWD/$out/retry G=$PWD/$out/gofloor F=$PWD/$out/statefloor
+[ -n "$old" ] && old=$(copy "$old" old-retry)
 W=$(mktemp -d "${TMPDIR:-/tmp}/retry-state-bench.XXXX")
 pid=
 cleanup() { [ -n "$pid" ] && kill "$pid" 2>/dev/null; rm -rf "$W"; }

@@ -29,7 +29,9 @@ import (
 //     array, …) and a scalar is kept whole; an object keeps only the keys in
 //     fields (each with its need) or, with all set, every key (each with
 //     all's need); an array keeps every element, each with the elems need
-//     (at least its type), so lengths and indexes do not change.
+//     (at least its type), so lengths and indexes do not change, and the
+//     elements at the indexes in at with their own need besides: a[0].b
+//     keeps b of the first element only.
 //
 // For every expression e and document d, e(prune(d, need(e))) = e(d): the
 // analysis walks the expression from its result (full: it is compared and
@@ -48,11 +50,12 @@ type need struct {
 	fields map[string]*need
 	elems  *need
 	all    *need
+	at     map[int64]*need // elements by index (from the start), besides elems
 }
 
 // empty reports whether n observes the value's type only.
 func (n *need) empty() bool {
-	return !n.full && len(n.fields) == 0 && n.elems == nil && n.all == nil
+	return !n.full && len(n.fields) == 0 && n.elems == nil && n.all == nil && len(n.at) == 0
 }
 
 // analyzer computes needs. It holds the shared needs and the token numbers
@@ -98,6 +101,15 @@ func (an *analyzer) merge(a, b *need) *need {
 			r.fields[k] = an.merge(r.fields[k], v)
 		}
 	}
+	if len(a.at)+len(b.at) > 0 {
+		r.at = make(map[int64]*need, len(a.at)+len(b.at))
+		for i, v := range a.at {
+			r.at[i] = v
+		}
+		for i, v := range b.at {
+			r.at[i] = an.merge(r.at[i], v)
+		}
+	}
 	return r
 }
 
@@ -112,9 +124,21 @@ func (an *analyzer) field(n *need, k string) *need {
 	return an.merge(n.fields[k], n.all)
 }
 
-// elem is the need on each element of an array under need n: at least its
-// type, since a kept array keeps every element.
+// elem is the need on any element of an array under need n, whatever its
+// index: at least its type, since a kept array keeps every element.
 func (an *analyzer) elem(n *need) *need {
+	e := an.others(n)
+	if n != nil {
+		for _, v := range n.at {
+			e = an.merge(e, v)
+		}
+	}
+	return e
+}
+
+// others is the need on the elements of an array under need n whose index
+// n does not name.
+func (an *analyzer) others(n *need) *need {
 	switch {
 	case n == nil:
 		return nil
@@ -179,6 +203,11 @@ func (an *analyzer) walk(x astNode, r *need) *need {
 	case int64(jmespath.ASTIndex):
 		if r == nil {
 			return nil
+		}
+		if i, ok := x.intValue(); ok && i >= 0 {
+			// Only that element, and the others' number: an index from
+			// the end (a[-1]) would need to know which one it is.
+			return &need{at: map[int64]*need{i: r}}
 		}
 		return &need{elems: r}
 	case int64(jmespath.ASTSlice):
@@ -470,6 +499,13 @@ func writeNeed(b *strings.Builder, n *need) {
 		writeNeed(b, n.elems)
 		b.WriteByte(']')
 	}
+	for _, i := range slices.Sorted(maps.Keys(n.at)) {
+		b.WriteByte('[')
+		b.WriteString(strconv.FormatInt(i, 10))
+		b.WriteByte(':')
+		writeNeed(b, n.at[i])
+		b.WriteByte(']')
+	}
 }
 
 func isPlainKey(k string) bool {
@@ -566,12 +602,13 @@ func DecoderFor(c *acceptor.Chain, queries ...*Query) func(io.Reader) (any, erro
 // value and of its members.
 type pruning struct {
 	full  bool
-	keys  []pruningKey   // the kept keys of an object, for few keys
-	index map[string]int // positions in keys, for many keys
-	other *pruning       // for keys not listed; nil: skip them
-	elem  *pruning       // for array elements; nil only when full
-	tap   *tap           // a streamed array is here (stream.go)
-	taps  []*tap         // the streamed arrays at or below here
+	keys  []pruningKey       // the kept keys of an object, for few keys
+	index map[string]int     // positions in keys, for many keys
+	other *pruning           // for keys not listed; nil: skip them
+	elem  *pruning           // for array elements; nil only when full
+	at    map[int64]*pruning // for the elements at these indexes, instead of elem
+	tap   *tap               // a streamed array is here (stream.go)
+	taps  []*tap             // the streamed arrays at or below here
 }
 
 type pruningKey struct {
@@ -602,8 +639,23 @@ func buildPruning(an *analyzer, n *need, memo map[*need]*pruning) *pruning {
 	if n.all != nil {
 		p.other = buildPruning(an, n.all, memo)
 	}
-	p.elem = buildPruning(an, an.elem(n), memo)
+	p.elem = buildPruning(an, an.others(n), memo)
+	if len(n.at) > 0 {
+		p.at = make(map[int64]*pruning, len(n.at))
+		for i, v := range n.at {
+			p.at[i] = buildPruning(an, an.merge(an.others(n), v), memo)
+		}
+	}
 	return p
+}
+
+// elemAt returns the pruning of the element at index i of an array under
+// p (not nil).
+func (p *pruning) elemAt(i int) *pruning {
+	if q, ok := p.at[int64(i)]; ok {
+		return q
+	}
+	return p.elem
 }
 
 // lookup returns the pruning for the value of key (raw, unescaped bytes) and
@@ -847,11 +899,11 @@ func (d *prunedDecoder) array(p *pruning) (any, error) {
 		return nil, err
 	}
 	arr := []any{}
-	var ep *pruning
-	if p != nil && !p.elem.full {
-		ep = p.elem
-	}
 	for k := d.dec.PeekKind(); k != ']' && k != 0; k = d.dec.PeekKind() {
+		var ep *pruning
+		if p != nil {
+			ep = norm(p.elemAt(len(arr)))
+		}
 		v, err := d.value(ep)
 		if err != nil {
 			return nil, err

@@ -126,7 +126,12 @@ func TestNeededPaths(t *testing.T) {
 			"{Reservations:[{Instances:{State:{Name:*}}[{State:{Name:*}}]}[{Instances:{State:{Name:*}}[{State:{Name:*}}]}]]}"},
 		{[]string{"Reservations[*].Instances[*].State.Name"}, "{Reservations:[{Instances:[{State:{Name:*}}]}]}"},
 		{[]string{"a.b", "a.c"}, "{a:{b:*,c:*}}"},
-		{[]string{"a[0].b"}, "{a:[{b:*}]}"},
+		{[]string{"a[0].b"}, "{a:[0:{b:*}]}"},
+		{[]string{"a[0].b", "a[2].c", "a[0].d"}, "{a:[0:{b:*,d:*}][2:{c:*}]}"},
+		{[]string{"a[0].b", "a[].c"}, "{a:[{c:*}[{c:*}]][0:{b:*}]}"},
+		{[]string{"a[-1].b"}, "{a:[{b:*}]}"},
+		{[]string{"(a[].b)[0]"}, "{a:[{b:*}[{b:*}]]}"},
+		{[]string{"Reservations[0].Instances[0].InstanceId"}, "{Reservations:[0:{Instances:[0:{InstanceId:*}]}]}"},
 		{[]string{"a[1:3]"}, "{a:[*]}"},
 		{[]string{"a[*].b"}, "{a:[{b:*}]}"},
 		{[]string{"a[?b=='x'].c"}, "{a:[{b:_,c:*}]}"},
@@ -214,7 +219,7 @@ func modelExpressions(t testing.TB) []string {
 
 // handExpressions exercise every kind of node and every function.
 var handExpressions = []string{
-	"a", "a.b", "a.b.c", "a[0]", "a[-1].b", "a[1:]", "a[::-1].b", "a[:2][0]", "a[*]", "a[*].b", "a[].b", "a[][]", "a[].b[].c",
+	"a", "a.b", "a.b.c", "a[0]", "a[-1].b", "a[1].b", "a[0].b[1]", "a[0].b || a[2].c", "a[1] | b[0]", "[a[0], a[1].b]", "a[1:]", "a[::-1].b", "a[:2][0]", "a[*]", "a[*].b", "a[].b", "a[][]", "a[].b[].c",
 	"a[?b]", "a[?b].c", "a[?b=='x']", "a[?b!=`1`].c", "a[?b > `1`]", "a[?b < c]", "a[?b >= `0.5` && c]", "a[?!b]",
 	"a[?b == c].d", "a[?b == `[1]`]", "a[?b == `{}`]", "a == b", "a != b", "a.b == `null`", "a > b", "a <= `2`",
 	"a || b", "a && b", "a.b || a.c", "!a", "!a.b", "(a || b).c", "a | b", "a | [0]", "a[] | [0]", "a | length(@)",
@@ -629,5 +634,39 @@ func BenchmarkDecode(b *testing.B) {
 			}
 			b.ReportMetric(float64(peak)/(1<<20), "retained-MB")
 		})
+	}
+}
+
+// TestIndexKeepsOneElement: an index from the start keeps, of the array,
+// the element it selects as the rest of the expression needs it and every
+// other element as a placeholder of its type (so the length and the
+// indexes do not change; a scalar is kept whole, an array keeps its
+// elements' types); an index from the end keeps what it reaches in every
+// element.
+func TestIndexKeepsOneElement(t *testing.T) {
+	t.Parallel()
+	doc := `{"Reservations":[{"Id":"r-0","Instances":[{"InstanceId":"i-0a"},{"InstanceId":"i-0b"}]},` +
+		`{"Id":"r-1","Instances":[{"InstanceId":"i-1a","State":"running"},{"InstanceId":"i-1b"}]},"x",null,[1]]}`
+	tests := []struct{ expr, kept, result string }{
+		{"Reservations[1].Instances[0].InstanceId", `{"Reservations":[{},{"Instances":[{"InstanceId":"i-1a"},{}]},"x",null,[1]]}`, `"i-1a"`},
+		{"Reservations[0].Id", `{"Reservations":[{"Id":"r-0"},{},"x",null,[1]]}`, `"r-0"`},
+		{"Reservations[4][0]", `{"Reservations":[{},{},"x",null,[1]]}`, `1`},
+		{"Reservations[9].Id", `{"Reservations":[{},{},"x",null,[1]]}`, `null`},
+		{"Reservations[-1][0]", `{"Reservations":[{},{},"x",null,[1]]}`, `1`},
+		{"Reservations[-4].Id", `{"Reservations":[{"Id":"r-0"},{"Id":"r-1"},"x",null,[1]]}`, `"r-1"`},
+	}
+	for _, tt := range tests {
+		got, err := newDecoder([]string{tt.expr}, false)(strings.NewReader(doc))
+		if err != nil {
+			t.Fatalf("%q: %v", tt.expr, err)
+		}
+		if kept := shownJSON(got, 0); kept != tt.kept {
+			t.Errorf("%q kept %s, want %s", tt.expr, kept, tt.kept)
+		}
+		e, _ := compileJMESPath(tt.expr)
+		full, _ := acceptor.DecodeJSON(strings.NewReader(doc))
+		if w, g := evalText(e, full), evalText(e, got); g != tt.result || w != tt.result {
+			t.Errorf("%q: %s on the pruned document, %s on the whole one, want %s", tt.expr, g, w, tt.result)
+		}
 	}
 }

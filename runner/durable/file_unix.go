@@ -356,7 +356,7 @@ func readDirNames(dir string) []string {
 	}
 	defer syscall.Close(fd)
 	var names []string
-	buf := make([]byte, 8192)
+	buf := make([]byte, dirBufSize)
 	for {
 		n, err := unix.ReadDirent(fd, buf)
 		if err == syscall.EINTR {
@@ -368,6 +368,11 @@ func readDirNames(dir string) []string {
 		_, _, names = unix.ParseDirent(buf[:n], -1, names)
 	}
 }
+
+// dirBufSize is readDirNames' buffer: a variable, so that the buffer is
+// on the heap — on the stack, its 8 KiB frame would make the runtime copy
+// the main goroutine's stack to a larger one.
+var dirBufSize = 8192
 
 // Remove removes the state file, still holding its lock. Without a file it
 // does nothing. Nothing is synced: a power loss right after may bring back
