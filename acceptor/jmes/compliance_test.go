@@ -36,13 +36,21 @@ func stdoutOf(doc []byte) *acceptor.Attempt {
 	return &acceptor.Attempt{Number: 1, Stdout: func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(doc)), nil }}
 }
 
-func TestJMESPathCompliance(t *testing.T) {
-	t.Parallel()
+// complianceFile is one file of the compliance suite: its name (without
+// .json) and its suites.
+type complianceFile struct {
+	name   string
+	suites []complianceSuite
+}
+
+// complianceFiles reads the compliance suite.
+func complianceFiles(t *testing.T) []complianceFile {
+	t.Helper()
 	files, err := filepath.Glob("testdata/jmespath-compliance/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no compliance files: %v", err)
 	}
-	var cases, queryRuns, acceptorRuns, benches int
+	var out []complianceFile
 	for _, file := range files {
 		data, err := os.ReadFile(file)
 		if err != nil {
@@ -52,7 +60,16 @@ func TestJMESPathCompliance(t *testing.T) {
 		if err := json.Unmarshal(data, &suites); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
-		name := strings.TrimSuffix(filepath.Base(file), ".json")
+		out = append(out, complianceFile{strings.TrimSuffix(filepath.Base(file), ".json"), suites})
+	}
+	return out
+}
+
+func TestJMESPathCompliance(t *testing.T) {
+	t.Parallel()
+	var cases, queryRuns, acceptorRuns, benches int
+	for _, f := range complianceFiles(t) {
+		name, suites := f.name, f.suites
 		for si, s := range suites {
 			for ci, c := range s.Cases {
 				cases++

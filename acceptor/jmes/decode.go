@@ -91,24 +91,21 @@ func (an *analyzer) merge(a, b *need) *need {
 	case b.empty():
 		return a
 	}
-	r := &need{elems: an.merge(a.elems, b.elems), all: an.merge(a.all, b.all)}
-	if len(a.fields)+len(b.fields) > 0 {
-		r.fields = make(map[string]*need, len(a.fields)+len(b.fields))
-		for k, v := range a.fields {
-			r.fields[k] = v
-		}
-		for k, v := range b.fields {
-			r.fields[k] = an.merge(r.fields[k], v)
-		}
+	return &need{elems: an.merge(a.elems, b.elems), all: an.merge(a.all, b.all),
+		fields: mergeNeeds(an, a.fields, b.fields), at: mergeNeeds(an, a.at, b.at)}
+}
+
+// mergeNeeds merges two maps of needs key by key; nil when both are empty.
+func mergeNeeds[K comparable](an *analyzer, a, b map[K]*need) map[K]*need {
+	if len(a)+len(b) == 0 {
+		return nil
 	}
-	if len(a.at)+len(b.at) > 0 {
-		r.at = make(map[int64]*need, len(a.at)+len(b.at))
-		for i, v := range a.at {
-			r.at[i] = v
-		}
-		for i, v := range b.at {
-			r.at[i] = an.merge(r.at[i], v)
-		}
+	r := make(map[K]*need, len(a)+len(b))
+	for k, v := range a {
+		r[k] = v
+	}
+	for k, v := range b {
+		r[k] = an.merge(r[k], v)
 	}
 	return r
 }

@@ -42,16 +42,11 @@ type Sink interface {
 func (q *Query) WriteAttempt(a *acceptor.Attempt, text bool, sink Sink) error {
 	pl := q.streamPlan()
 	if pl == nil {
-		apply := q.ApplyAttempt
-		if text {
-			apply = q.ApplyAttemptText
-		}
-		b, err := apply(a)
+		v, err := q.result(a)
 		if err != nil {
 			return err
 		}
-		_, err = sink.Write(b)
-		return err
+		return q.writeResult(sink, v, text)
 	}
 	w := &resultWriter{sink: sink, text: text}
 	doc, err := acceptor.StdoutDocument(a, func(r io.Reader) (any, error) {
@@ -85,6 +80,12 @@ func (q *Query) WriteAttempt(a *acceptor.Attempt, text bool, sink Sink) error {
 	if err != nil {
 		return fmt.Errorf("evaluating %q: %v", q.expr.src, err)
 	}
+	return q.writeResult(sink, v, text)
+}
+
+// writeResult writes the whole result v to sink, as writeJSON (writeText
+// with text) writes it.
+func (q *Query) writeResult(sink Sink, v any, text bool) error {
 	write := q.writeJSON
 	if text {
 		write = q.writeText

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -44,10 +42,6 @@ func sameAsApply(t *testing.T, q *Query, doc []byte, text bool) {
 // documents, with the streamed arrays cut in chunks of 1, 2, 3 and 512.
 func TestWriteAttemptIsApplyAttempt(t *testing.T) {
 	t.Parallel()
-	files, err := filepath.Glob("testdata/jmespath-compliance/*.json")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no compliance files: %v", err)
-	}
 	streamed, runs := 0, 0
 	check := func(src string, doc []byte) {
 		for _, chunk := range []int{1, 2, 3, 512} {
@@ -65,16 +59,8 @@ func TestWriteAttemptIsApplyAttempt(t *testing.T) {
 			}
 		}
 	}
-	for _, file := range files {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var suites []complianceSuite
-		if err := json.Unmarshal(data, &suites); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		for _, s := range suites {
+	for _, f := range complianceFiles(t) {
+		for _, s := range f.suites {
 			for _, c := range s.Cases {
 				if c.Bench == "" && !orderFree(c.Expression) {
 					check(c.Expression, s.Given)
