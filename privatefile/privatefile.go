@@ -3,8 +3,9 @@
 // Package privatefile opens, checks and locks the files retry keeps state
 // in for the user who runs it — scope files (bucket/file) and --state files
 // (runner/durable): never through a symbolic link, never blocking on a
-// FIFO planted at the path, only a regular file the effective user owns,
-// and an exclusive flock for each read-modify-write. Each caller words the
+// FIFO planted at the path, only a private regular file the effective user
+// owns (no permission for group or others: what others could read leaks,
+// and what they could write cannot be trusted), and an exclusive flock for each read-modify-write. Each caller words the
 // refusal for its own files (Refusal carries what was found).
 package privatefile
 
@@ -15,9 +16,11 @@ import (
 	"syscall"
 )
 
-// Refusal is a path that does not hold a regular file of the effective
-// user: a symbolic link, something that is not a regular file (Kind says
-// what), or a file another user owns.
+// Refusal is a path that does not hold a private regular file of the
+// effective user: a symbolic link, something that is not a regular file
+// (Kind says what), a file another user owns, or one of the user's whose
+// mode lets group or others read or write it (Exposed). A mode is refused
+// rather than mended: what others could write is not state to trust.
 type Refusal struct {
 	Path    string
 	Symlink bool   // a symbolic link, refused rather than followed
@@ -26,6 +29,10 @@ type Refusal struct {
 	// Foreign: the file is Owner's, not Me's (the effective user's).
 	Foreign   bool
 	Owner, Me uint32
+	// Exposed: the file is the user's, but its mode (Mode) gives group or
+	// others some permission.
+	Exposed bool
+	Mode    os.FileMode
 }
 
 func (r *Refusal) Error() string {
@@ -36,15 +43,22 @@ func (r *Refusal) Error() string {
 		return r.Path + " is not a regular file (" + r.Kind + ")"
 	case r.Foreign:
 		return fmt.Sprintf("%s is owned by uid %d, not by this user (uid %d)", r.Path, r.Owner, r.Me)
+	case r.Exposed:
+		return fmt.Sprintf("%s has mode %04o: not private", r.Path, r.Mode)
 	}
 	return r.Path + " is refused"
 }
 
 // Check returns the *Refusal of fi, the file at path as Lstat or Stat saw
 // it, when it is not a regular file of the effective user; nil otherwise.
+// Whether it is private is CheckPrivate's question, asked once the caller
+// holds the file (a reset removes a file of ours whatever its mode).
 func Check(path string, fi os.FileInfo) error {
 	return check(path, fi.Mode(), fi.Sys())
 }
+
+// private is the permission a private file may have: its owner's alone.
+const private os.FileMode = 0o700
 
 // CheckStat is Check of what lstat(2) or fstat(2) wrote in st, for callers
 // that keep a bare descriptor (OpenFD).
@@ -60,6 +74,20 @@ func check(path string, m os.FileMode, sys any) error {
 		return &Refusal{Path: path, Kind: Kind(m), Dir: m.IsDir()}
 	}
 	return checkOwner(path, sys)
+}
+
+// CheckPrivate returns a *Refusal (Exposed) when perm, the permission bits
+// of the file at path, give group or others any permission; nil otherwise.
+func CheckPrivate(path string, perm os.FileMode) error {
+	if perm.Perm()&^private != 0 {
+		return &Refusal{Path: path, Exposed: true, Mode: perm.Perm()}
+	}
+	return nil
+}
+
+// CheckPrivateStat is CheckPrivate of what fstat(2) wrote in st.
+func CheckPrivateStat(path string, st *syscall.Stat_t) error {
+	return CheckPrivate(path, os.FileMode(st.Mode)&os.ModePerm)
 }
 
 // modeOf is the type of the file st describes, as an os.FileMode (the
@@ -181,19 +209,6 @@ func ignoringEINTR(f func() error) error {
 			return err
 		}
 	}
-}
-
-// MakePrivate sets f's mode to 0600 unless it is already: the file holds
-// what one user's runs share, and no one else's business.
-func MakePrivate(f *os.File) error {
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if fi.Mode().Perm() == 0o600 {
-		return nil
-	}
-	return f.Chmod(0o600)
 }
 
 // ErrWouldBlock is what TryLock returns (errors.Is) when another open file

@@ -13,7 +13,7 @@ import (
 func TestOpenRefusesWhatIsNotAPrivateRegularFile(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "state.json")
-	if err := os.WriteFile(file, []byte("{}"), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link.json")
@@ -37,14 +37,46 @@ func TestOpenRefusesWhatIsNotAPrivateRegularFile(t *testing.T) {
 	}
 	f, err := Open(file, os.O_RDWR, 0)
 	if err != nil {
-		t.Fatalf("Open of a regular file of ours: %v", err)
+		t.Fatalf("Open of a private regular file of ours: %v", err)
 	}
-	defer f.Close()
-	if err := MakePrivate(f); err != nil {
-		t.Fatal(err)
+	f.Close()
+	// A file of ours that group or others may read or write opens (a
+	// reset may remove it) and CheckPrivate refuses it, from its mode as
+	// Stat or fstat saw it; the owner's own bits are the owner's business.
+	for _, mode := range []os.FileMode{0o640, 0o604, 0o620, 0o602, 0o666, 0o700, 0o400} {
+		if err := os.Chmod(file, mode); err != nil {
+			t.Fatal(err)
+		}
+		want := Refusal{Path: file, Exposed: true, Mode: mode}
+		if mode&0o077 == 0 {
+			want = Refusal{}
+		}
+		f, err := Open(file, os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatalf("mode %04o: Open: %v", mode, err)
+		}
+		fi, err := f.Stat()
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fd, st, err := OpenFD(file, os.O_RDONLY, 0)
+		if err != nil {
+			t.Fatalf("mode %04o: OpenFD: %v", mode, err)
+		}
+		syscall.Close(fd)
+		for name, err := range map[string]error{"CheckPrivate": CheckPrivate(file, fi.Mode()), "CheckPrivateStat": CheckPrivateStat(file, st)} {
+			r, _ := IsRefusal(err)
+			switch {
+			case want == Refusal{} && err != nil:
+				t.Errorf("mode %04o: %s: %v, want no refusal", mode, name, err)
+			case want != Refusal{} && (r == nil || *r != want):
+				t.Errorf("mode %04o: %s: %v, want the refusal %+v", mode, name, err, want)
+			}
+		}
 	}
-	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
-		t.Errorf("mode %04o after MakePrivate, want 0600", fi.Mode().Perm())
+	if got := (&Refusal{Path: "p", Exposed: true, Mode: 0o644}).Error(); got != "p has mode 0644: not private" {
+		t.Errorf("Error() = %q", got)
 	}
 }
 

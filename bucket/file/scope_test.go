@@ -151,8 +151,11 @@ func TestOpenScopePermissions(t *testing.T) {
 			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
 		}
 	}
-	// An existing directory and file of ours that others could read or
-	// write are made private (issue 9 #14).
+	// An existing directory of ours that others could read or write is
+	// made private: what it holds is still ours (a file another user put
+	// there is refused as theirs). A file of ours that others could read or
+	// write is refused, and left as it is: what others could write is not a
+	// bucket to trust.
 	open := t.TempDir()
 	if err := os.Chmod(open, 0o777); err != nil {
 		t.Fatal(err)
@@ -161,12 +164,15 @@ func TestOpenScopePermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.Chmod(filepath.Join(open, "x.json"), 0o666) // past the umask
-	openScope(t, open, "x", 0)
+	_, err := OpenScope(open, "x", ScopeOptions{Capacity: 0, Now: frozenClock})
+	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "x.json has mode 0666: others may read or write it") {
+		t.Errorf("OpenScope of a 0666 file: %v, want it refused as untrusted", err)
+	}
 	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
 		t.Errorf("existing dir mode is %v, want 0700", fi.Mode().Perm())
 	}
-	if fi, _ := os.Stat(filepath.Join(open, "x.json")); fi.Mode().Perm() != 0o600 {
-		t.Errorf("existing file mode is %v, want 0600", fi.Mode().Perm())
+	if fi, _ := os.Stat(filepath.Join(open, "x.json")); fi.Mode().Perm() != 0o666 {
+		t.Errorf("refused file's mode is %v, want it left 0666", fi.Mode().Perm())
 	}
 }
 

@@ -36,20 +36,21 @@ func checkStateDir(dir string) error {
 }
 
 // openStateFile opens the scope file at path, creating it (0600), as a
-// private regular file of this user: a symlink, a FIFO or another user's
-// file is refused with ErrUntrusted; a file of ours is made 0600.
+// private regular file of this user: a symlink, a FIFO, another user's file
+// or one of ours that others may read or write is refused with
+// ErrUntrusted.
 func openStateFile(path string) (*os.File, error) {
 	f, err := privatefile.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, untrusted(err)
 	}
-	if err := privatefile.MakePrivate(f); err != nil {
-		mode := os.FileMode(0)
-		if fi, serr := f.Stat(); serr == nil {
-			mode = fi.Mode().Perm()
-		}
+	fi, err := f.Stat()
+	if err == nil {
+		err = privatefile.CheckPrivate(path, fi.Mode())
+	}
+	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s has mode %04o and cannot be made private: %v", ErrUntrusted, path, mode, err)
+		return nil, untrusted(err)
 	}
 	return f, nil
 }
@@ -65,6 +66,8 @@ func untrusted(err error) error {
 		return fmt.Errorf("%w: %s is a symbolic link; remove it", ErrUntrusted, r.Path)
 	case r.Kind != "":
 		return fmt.Errorf("%w: %s is not a regular file (%s); remove it", ErrUntrusted, r.Path, r.Kind)
+	case r.Exposed:
+		return fmt.Errorf("%w: %s has mode %04o: others may read or write it; remove it (or chmod 600 it if you trust what it holds)", ErrUntrusted, r.Path, r.Mode)
 	}
 	return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d)", ErrUntrusted, r.Path, r.Owner, r.Me)
 }

@@ -322,6 +322,9 @@ func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
 	switch {
 	case err == nil && st != nil:
 		what = fmt.Sprintf("%s, %s made", st.Status, human.Plural(st.Attempts, "attempt"))
+	case !force && errors.As(err, new(*durable.RefusedError)):
+		// Not private: what it holds is not to be trusted, and not read.
+		return exit.Usagef("state reset %v; nothing removed: retry state reset --force %s removes it", err, path)
 	case !force:
 		return exit.Usagef("state reset %s: not a retry state (%v); nothing removed: retry state reset --force %s removes it", path, err, path)
 	default:

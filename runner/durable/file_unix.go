@@ -90,11 +90,17 @@ func Lock(path string) (*File, error) {
 	return nil, ErrBusy
 }
 
-// Read returns the state held at the path, nil when there is none, or a
-// *CorruptError.
+// Read returns the state held at the path, nil when there is none, a
+// *RefusedError when the file is not private (others may read or write
+// it: not state to trust), or a *CorruptError.
 func (fl *File) Read() (*State, error) {
 	if fl.fd < 0 {
 		return nil, nil
+	}
+	if fl.st != nil {
+		if err := privatefile.CheckPrivateStat(fl.path, fl.st); err != nil {
+			return nil, refused(err)
+		}
 	}
 	size := int64(4096) // a state this invocation wrote
 	if fl.st != nil {
@@ -479,6 +485,8 @@ func refused(err error) error {
 		return &RefusedError{r.Path, "is a directory: give the path of a file in it"}
 	case r.Kind != "":
 		return &RefusedError{r.Path, "is not a regular file: give the path of a regular file"}
+	case r.Exposed:
+		return &RefusedError{r.Path, fmt.Sprintf("has mode %04o: others may read or write it, and retry trusts only a private state (chmod 600 it if you trust what it holds)", r.Mode)}
 	}
 	return &RefusedError{r.Path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", r.Owner, r.Me)}
 }
