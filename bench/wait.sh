@@ -8,7 +8,8 @@
 # and --query alone (--success-exit 0: no acceptor decodes the document)
 # projecting every instance ID (as JSON and as --output text) and every
 # instance whole (Reservations[].Instances[]), and an index into the
-# array (Reservations[0].Instances[0].InstanceId),
+# array from the start and from the end (Reservations[0].Instances[0].InstanceId,
+# Reservations[-1].Instances[-1].InstanceId),
 # side by side with jp and jq (Debian packages, installed if missing)
 # computing the same projection, interleaved round by round (bench/lib.sh).
 # Reports median CPU (user+sys of the tree) and wall time and the peak RSS.
@@ -69,20 +70,22 @@ args=("retry --success-all" "-- $R wait -q --attempts 1 --success-all '$expr=run
 	"retry --query ids" "-- $R wait --attempts 1 --success-exit 0 --query 'Reservations[].Instances[].InstanceId' -- cat $doc"
 	"retry --query ids text" "-- $R wait --attempts 1 --success-exit 0 --output text --query 'Reservations[].Instances[].InstanceId' -- cat $doc"
 	"retry --query whole" "-- $R wait --attempts 1 --success-exit 0 --query 'Reservations[].Instances[]' -- cat $doc"
-	"retry --query index" "-- $R wait --attempts 1 --success-exit 0 --query 'Reservations[0].Instances[0].InstanceId' -- cat $doc")
+	"retry --query index" "-- $R wait --attempts 1 --success-exit 0 --query 'Reservations[0].Instances[0].InstanceId' -- cat $doc"
+	"retry --query index -1" "-- $R wait --attempts 1 --success-exit 0 --query 'Reservations[-1].Instances[-1].InstanceId' -- cat $doc")
 [ -n "$old" ] && args+=("old --success-all" "-- $old wait -q --attempts 1 --success-all '$expr=running' -- cat $doc"
 	"old --query" "-- $old wait --attempts 1 --query 'Reservations[].Instances[].InstanceId' --success-all '$expr=running' -- cat $doc"
 	"old --query ids" "-- $old wait --attempts 1 --success-exit 0 --query 'Reservations[].Instances[].InstanceId' -- cat $doc"
 	"old --query ids text" "-- $old wait --attempts 1 --success-exit 0 --output text --query 'Reservations[].Instances[].InstanceId' -- cat $doc"
 	"old --query whole" "-- $old wait --attempts 1 --success-exit 0 --query 'Reservations[].Instances[]' -- cat $doc"
-	"old --query index" "-- $old wait --attempts 1 --success-exit 0 --query 'Reservations[0].Instances[0].InstanceId' -- cat $doc")
+	"old --query index" "-- $old wait --attempts 1 --success-exit 0 --query 'Reservations[0].Instances[0].InstanceId' -- cat $doc"
+	"old --query index -1" "-- $old wait --attempts 1 --success-exit 0 --query 'Reservations[-1].Instances[-1].InstanceId' -- cat $doc")
 [ "${PEERS:-}" != no ] && command -v jp >/dev/null && args+=(jp "-- jp -f $doc '$expr'")
 [ "${PEERS:-}" != no ] && command -v jq >/dev/null && args+=(jq "-- jq '[.Reservations[].Instances[].State.Name]' $doc")
 interleave "${args[@]}"
 echo "median of $rounds interleaved rounds:"
 printf '  %-22s %10s %10s %10s\n' "" "CPU s" "wall s" "peak RSS"
-for name in "retry --success-all" "retry --success-any" "retry --query" "retry --query ids" "retry --query ids text" "retry --query whole" "retry --query index" \
-	"old --success-all" "old --query" "old --query ids" "old --query ids text" "old --query whole" "old --query index" jp jq; do
+for name in "retry --success-all" "retry --success-any" "retry --query" "retry --query ids" "retry --query ids text" "retry --query whole" "retry --query index" "retry --query index -1" \
+	"old --success-all" "old --query" "old --query ids" "old --query ids text" "old --query whole" "old --query index" "old --query index -1" jp jq; do
 	[ -n "${t[$name]:-}" ] || continue
 	awk -v n="$name" -v c="${c[$name]}" -v t="${t[$name]}" -v m="${m[$name]}" 'BEGIN {printf "  %-22s %10.2f %10.2f %7d MB\n", n, c, t, m / 1024}'
 done

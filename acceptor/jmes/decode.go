@@ -31,7 +31,7 @@ import (
 //     all's need); an array keeps every element, each with the elems need
 //     (at least its type), so lengths and indexes do not change, and the
 //     elements at the indexes in at with their own need besides: a[0].b
-//     keeps b of the first element only.
+//     keeps b of the first element only, a[-1].b b of the last one.
 //
 // For every expression e and document d, e(prune(d, need(e))) = e(d): the
 // analysis walks the expression from its result (full: it is compared and
@@ -50,7 +50,7 @@ type need struct {
 	fields map[string]*need
 	elems  *need
 	all    *need
-	at     map[int64]*need // elements by index (from the start), besides elems
+	at     map[int64]*need // elements by index (from the end when negative), besides elems
 }
 
 // empty reports whether n observes the value's type only.
@@ -201,10 +201,8 @@ func (an *analyzer) walk(x astNode, r *need) *need {
 		if r == nil {
 			return nil
 		}
-		if i, ok := x.intValue(); ok && i >= 0 {
-			// Only that element, and the others' number: an index from
-			// the end (a[-1]) would need to know which one it is.
-			return &need{at: map[int64]*need{i: r}}
+		if i, ok := x.intValue(); ok && i >= -maxTail {
+			return &need{at: map[int64]*need{i: r}} // that element, and the others' number
 		}
 		return &need{elems: r}
 	case int64(jmespath.ASTSlice):
@@ -603,9 +601,15 @@ type pruning struct {
 	index map[string]int     // positions in keys, for many keys
 	other *pruning           // for keys not listed; nil: skip them
 	elem  *pruning           // for array elements; nil only when full
-	at    map[int64]*pruning // for the elements at these indexes, instead of elem
-	tap   *tap               // a streamed array is here (stream.go)
-	taps  []*tap             // the streamed arrays at or below here
+	at    map[int64]*pruning // for the elements at these indexes (≥ 0), instead of elem
+	// tail is how many of the last elements an index from the end (a[-2])
+	// may select: the decoder builds every element under wide (what any
+	// element may need) and prunes one to its own once tail elements
+	// follow it, when it is no longer among the last.
+	tail int
+	wide *pruning
+	tap  *tap   // a streamed array is here (stream.go)
+	taps []*tap // the streamed arrays at or below here
 }
 
 type pruningKey struct {
@@ -637,22 +641,43 @@ func buildPruning(an *analyzer, n *need, memo map[*need]*pruning) *pruning {
 		p.other = buildPruning(an, n.all, memo)
 	}
 	p.elem = buildPruning(an, an.others(n), memo)
-	if len(n.at) > 0 {
-		p.at = make(map[int64]*pruning, len(n.at))
-		for i, v := range n.at {
-			p.at[i] = buildPruning(an, an.merge(an.others(n), v), memo)
+	for i, v := range n.at {
+		if i < 0 {
+			p.tail = max(p.tail, int(-i))
+			continue
 		}
+		if p.at == nil {
+			p.at = make(map[int64]*pruning, len(n.at))
+		}
+		p.at[i] = buildPruning(an, an.merge(an.others(n), v), memo)
+	}
+	if p.tail > 0 {
+		p.wide = buildPruning(an, an.elem(n), memo)
 	}
 	return p
 }
 
+// maxTail bounds the window of last elements the decoder keeps wide for
+// an index from the end: a farther one needs what it reaches in every
+// element.
+const maxTail = 1 << 20
+
 // elemAt returns the pruning of the element at index i of an array under
-// p (not nil).
+// p (not nil) once it is known not to be among the last p.tail elements.
 func (p *pruning) elemAt(i int) *pruning {
 	if q, ok := p.at[int64(i)]; ok {
 		return q
 	}
 	return p.elem
+}
+
+// elemOf returns the pruning of the element at index i of an array of n
+// elements under p (not nil).
+func (p *pruning) elemOf(i, n int) *pruning {
+	if n-i <= p.tail {
+		return p.wide
+	}
+	return p.elemAt(i)
 }
 
 // lookup returns the pruning for the value of key (raw, unescaped bytes) and
@@ -899,13 +924,17 @@ func (d *prunedDecoder) array(p *pruning) (any, error) {
 	for k := d.dec.PeekKind(); k != ']' && k != 0; k = d.dec.PeekKind() {
 		var ep *pruning
 		if p != nil {
-			ep = norm(p.elemAt(len(arr)))
+			ep = norm(p.elemOf(len(arr), len(arr)+1)) // the last for now
 		}
 		v, err := d.value(ep)
 		if err != nil {
 			return nil, err
 		}
 		arr = append(arr, v)
+		if p != nil && p.tail > 0 && len(arr) > p.tail {
+			i := len(arr) - 1 - p.tail // no longer among the last
+			arr[i] = prune(arr[i], p.elemAt(i))
+		}
 	}
 	if _, err := d.dec.ReadToken(); err != nil { // ']', or the syntax error
 		return nil, err

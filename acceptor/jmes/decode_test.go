@@ -129,7 +129,8 @@ func TestNeededPaths(t *testing.T) {
 		{[]string{"a[0].b"}, "{a:[0:{b:*}]}"},
 		{[]string{"a[0].b", "a[2].c", "a[0].d"}, "{a:[0:{b:*,d:*}][2:{c:*}]}"},
 		{[]string{"a[0].b", "a[].c"}, "{a:[{c:*}[{c:*}]][0:{b:*}]}"},
-		{[]string{"a[-1].b"}, "{a:[{b:*}]}"},
+		{[]string{"a[-1].b"}, "{a:[-1:{b:*}]}"},
+		{[]string{"a[-2000000].b"}, "{a:[{b:*}]}"},
 		{[]string{"(a[].b)[0]"}, "{a:[{b:*}[{b:*}]]}"},
 		{[]string{"Reservations[0].Instances[0].InstanceId"}, "{Reservations:[0:{Instances:[0:{InstanceId:*}]}]}"},
 		{[]string{"a[1:3]"}, "{a:[*]}"},
@@ -219,7 +220,7 @@ func modelExpressions(t testing.TB) []string {
 
 // handExpressions exercise every kind of node and every function.
 var handExpressions = []string{
-	"a", "a.b", "a.b.c", "a[0]", "a[-1].b", "a[1].b", "a[0].b[1]", "a[0].b || a[2].c", "a[1] | b[0]", "[a[0], a[1].b]", "a[1:]", "a[::-1].b", "a[:2][0]", "a[*]", "a[*].b", "a[].b", "a[][]", "a[].b[].c",
+	"a", "a.b", "a.b.c", "a[0]", "a[-1].b", "a[-2].b", "[a[-1].b, a[0].c]", "[a[-1].x, a[0].b[-1]]", "a[0].b[-2].c", "a[1].b", "a[0].b[1]", "a[0].b || a[2].c", "a[1] | b[0]", "[a[0], a[1].b]", "a[1:]", "a[::-1].b", "a[:2][0]", "a[*]", "a[*].b", "a[].b", "a[][]", "a[].b[].c",
 	"a[?b]", "a[?b].c", "a[?b=='x']", "a[?b!=`1`].c", "a[?b > `1`]", "a[?b < c]", "a[?b >= `0.5` && c]", "a[?!b]",
 	"a[?b == c].d", "a[?b == `[1]`]", "a[?b == `{}`]", "a == b", "a != b", "a.b == `null`", "a > b", "a <= `2`",
 	"a || b", "a && b", "a.b || a.c", "!a", "!a.b", "(a || b).c", "a | b", "a | [0]", "a[] | [0]", "a | length(@)",
@@ -637,12 +638,12 @@ func BenchmarkDecode(b *testing.B) {
 	}
 }
 
-// TestIndexKeepsOneElement: an index from the start keeps, of the array,
-// the element it selects as the rest of the expression needs it and every
-// other element as a placeholder of its type (so the length and the
-// indexes do not change; a scalar is kept whole, an array keeps its
-// elements' types); an index from the end keeps what it reaches in every
-// element.
+// TestIndexKeepsOneElement: an index keeps, of the array, the element it
+// selects as the rest of the expression needs it and every other element
+// as a placeholder of its type (so the length and the indexes do not
+// change; a scalar is kept whole, an array keeps its elements' types); an
+// index from the end too, though the decoder learns which element it
+// selects only at the end of the array.
 func TestIndexKeepsOneElement(t *testing.T) {
 	t.Parallel()
 	doc := `{"Reservations":[{"Id":"r-0","Instances":[{"InstanceId":"i-0a"},{"InstanceId":"i-0b"}]},` +
@@ -653,7 +654,14 @@ func TestIndexKeepsOneElement(t *testing.T) {
 		{"Reservations[4][0]", `{"Reservations":[{},{},"x",null,[1]]}`, `1`},
 		{"Reservations[9].Id", `{"Reservations":[{},{},"x",null,[1]]}`, `null`},
 		{"Reservations[-1][0]", `{"Reservations":[{},{},"x",null,[1]]}`, `1`},
-		{"Reservations[-4].Id", `{"Reservations":[{"Id":"r-0"},{"Id":"r-1"},"x",null,[1]]}`, `"r-1"`},
+		{"Reservations[-4].Id", `{"Reservations":[{},{"Id":"r-1"},"x",null,[1]]}`, `"r-1"`},
+		// Within the last five, every element keeps what the index from
+		// the end reaches in it.
+		{"Reservations[-5].Instances[-1].InstanceId", `{"Reservations":[{"Instances":[{},{"InstanceId":"i-0b"}]},{"Instances":[{},{"InstanceId":"i-1b"}]},"x",null,[1]]}`, `"i-0b"`},
+		{"[Reservations[-5].Id, Reservations[0].Instances[-1]]", `{"Reservations":[{"Id":"r-0","Instances":[{},{"InstanceId":"i-0b"}]},{"Id":"r-1","Instances":[{},{"InstanceId":"i-1b"}]},"x",null,[1]]}`, `["r-0",{"InstanceId":"i-0b"}]`},
+		// The first element, built whole while among the last three, then
+		// cut to what Reservations[0] reaches.
+		{"[Reservations[-3], Reservations[0].Instances[-2].InstanceId]", `{"Reservations":[{"Instances":[{"InstanceId":"i-0a"},{"InstanceId":"i-0b"}]},{},"x",null,[1]]}`, `["x","i-0a"]`},
 	}
 	for _, tt := range tests {
 		got, err := newDecoder([]string{tt.expr}, false)(strings.NewReader(doc))

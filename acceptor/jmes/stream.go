@@ -267,7 +267,7 @@ func prune(v any, p *pruning) any {
 	case []any:
 		out := make([]any, len(x))
 		for i, xv := range x {
-			out[i] = prune(xv, p.elemAt(i))
+			out[i] = prune(xv, p.elemOf(i, len(x)))
 		}
 		return out
 	}
