@@ -108,6 +108,6 @@ func store(mode string) error {
 			}
 			return nil
 		}
-		size += n
+		size += int64(n) // an int on 32-bit systems
 	}
 }
