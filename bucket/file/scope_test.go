@@ -165,7 +165,7 @@ func TestOpenScopePermissions(t *testing.T) {
 	}
 	os.Chmod(filepath.Join(open, "x.json"), 0o666) // past the umask
 	_, err := OpenScope(open, "x", ScopeOptions{Capacity: 0, Now: frozenClock})
-	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "x.json has mode 0666: others may read or write it") {
+	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "x.json has mode 0666: group or others may read or write it") {
 		t.Errorf("OpenScope of a 0666 file: %v, want it refused as untrusted", err)
 	}
 	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {

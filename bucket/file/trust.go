@@ -37,7 +37,7 @@ func checkStateDir(dir string) error {
 
 // openStateFile opens the scope file at path, creating it (0600), as a
 // private regular file of this user: a symlink, a FIFO, another user's file
-// or one of ours that others may read or write is refused with
+// or one of ours that group or others may read or write is refused with
 // ErrUntrusted.
 func openStateFile(path string) (*os.File, error) {
 	f, err := privatefile.Open(path, os.O_RDWR|os.O_CREATE, 0o600)
@@ -67,7 +67,7 @@ func untrusted(err error) error {
 	case r.Kind != "":
 		return fmt.Errorf("%w: %s is not a regular file (%s); remove it", ErrUntrusted, r.Path, r.Kind)
 	case r.Exposed:
-		return fmt.Errorf("%w: %s has mode %04o: others may read or write it; remove it (or chmod 600 it if you trust what it holds)", ErrUntrusted, r.Path, r.Mode)
+		return fmt.Errorf("%w: %s has mode %04o: group or others may read or write it; remove it (or chmod 600 it if you trust what it holds)", ErrUntrusted, r.Path, r.Mode)
 	}
 	return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d)", ErrUntrusted, r.Path, r.Owner, r.Me)
 }

@@ -327,6 +327,8 @@ func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
 		return exit.Usagef("state reset %v; nothing removed: retry state reset --force %s removes it", err, path)
 	case !force:
 		return exit.Usagef("state reset %s: not a retry state (%v); nothing removed: retry state reset --force %s removes it", path, err, path)
+	case errors.As(err, new(*durable.RefusedError)):
+		what = fmt.Sprintf("not private: %v", err)
 	default:
 		what = fmt.Sprintf("not a retry state: %v", err)
 	}

@@ -91,7 +91,7 @@ func Lock(path string) (*File, error) {
 }
 
 // Read returns the state held at the path, nil when there is none, a
-// *RefusedError when the file is not private (others may read or write
+// *RefusedError when the file is not private (group or others may read or write
 // it: not state to trust), or a *CorruptError.
 func (fl *File) Read() (*State, error) {
 	if fl.fd < 0 {
@@ -297,6 +297,17 @@ func (fl *File) temp(b []byte) (fd int, name string, err error) {
 // so that the file is locked before it appears at the path — writes b to
 // it and syncs its data (datasync).
 func fill(fd int, name string, b []byte) error {
+	// A file system without Unix permissions (vfat, a Windows drive under
+	// WSL, some CIFS and FUSE mounts) shows a file made 0600 as 0755 or
+	// 0777: every later invocation would refuse it as not private, so
+	// the sequence is refused now, before its first attempt.
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return &os.PathError{Op: "fstat", Path: name, Err: err}
+	}
+	if err := privatefile.CheckPrivateStat(name, &st); err != nil {
+		return &RefusedError{filepath.Dir(name), fmt.Sprintf("is on a file system that does not keep a file private (one made 0600 shows mode %04o): give a --state path on a file system with Unix permissions", st.Mode&0o777)}
+	}
 	if err := privatefile.TryLockFD(fd, name); err != nil {
 		if errors.Is(err, privatefile.ErrWouldBlock) {
 			return ErrBusy // swept and taken over in between
@@ -413,7 +424,8 @@ func (fl *File) Close() error {
 
 // ReadFile reads the state at path without locking it (retry state show):
 // writes are atomic, so it sees one whole state. It refuses what Lock
-// refuses. No file: nil, nil.
+// refuses; a state that is not private it reads (to be shown, so that its
+// owner can decide), where Read refuses it. No file: nil, nil.
 func ReadFile(path string) (*State, error) {
 	fd, st, err := openChecked(path)
 	if err == errNoFile {
@@ -486,7 +498,7 @@ func refused(err error) error {
 	case r.Kind != "":
 		return &RefusedError{r.Path, "is not a regular file: give the path of a regular file"}
 	case r.Exposed:
-		return &RefusedError{r.Path, fmt.Sprintf("has mode %04o: others may read or write it, and retry trusts only a private state (chmod 600 it if you trust what it holds)", r.Mode)}
+		return &RefusedError{r.Path, fmt.Sprintf("has mode %04o: group or others may read or write it, and retry trusts only a private state (chmod 600 it if you trust what it holds)", r.Mode)}
 	}
 	return &RefusedError{r.Path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", r.Owner, r.Me)}
 }
