@@ -254,7 +254,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.Query != nil {
-		return writeQuery(o, p, last.Result.Attempt)
+		return writeQuery(o, p, last.Result.Attempt, out.End == runner.EndSuccess)
 	}
 	if p.HTTP && !httpSucceeded(o, out, last) {
 		// As curl -f: a failed call's body is not the output.

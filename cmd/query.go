@@ -16,15 +16,22 @@ import (
 // writes nothing, while a projection over every element of a large
 // document is written as it is computed (jmes.Query.WriteAttempt) rather
 // than built in memory.
-func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt) error {
+//
+// succeeded says whether the wait reached its success state: a wait that
+// did not still writes the projection of its last state, and a query that
+// cannot be evaluated on it says so without claiming a success.
+func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt, succeeded bool) error {
 	sink := newQuerySink()
 	defer func() { sink.c.Close() }()
 	err := p.Query.WriteAttempt(a, o.Output.Format == "text", sink)
 	if kept := sink.c.Err(); kept != nil {
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: kept}
 	}
-	if err != nil {
+	switch {
+	case err != nil && succeeded:
 		return fmt.Errorf("--query: the wait succeeded, but the query cannot be evaluated on its output (exit %d): %v", exit.Query, err)
+	case err != nil:
+		return fmt.Errorf("--query: the query cannot be evaluated on the last output: %v", err)
 	}
 	r, err := sink.c.Open()
 	if err != nil {

@@ -517,10 +517,12 @@ func isPlainKey(k string) bool {
 }
 
 // Decoder returns a decoder that builds only the parts of a document in p and
-// skips the rest, for acceptor.Chain.Decode. It accepts and refuses exactly
-// the documents acceptor.DecodeJSON does (syntax, trailing data, nesting
-// deeper than 10000, numbers beyond float64, in the skipped parts too), and
-// builds the kept parts exactly as acceptor.DecodeJSON does. Every key of p
+// skips the rest, for acceptor.Chain.Decode. It refuses what
+// acceptor.DecodeJSON refuses (syntax, trailing data, nesting deeper than
+// 10000, in the skipped parts too), but for a number beyond float64 in a
+// skipped part, which it accepts (nothing observes it:
+// TestDecoderSkipsNumberRange), and builds the kept parts exactly as
+// acceptor.DecodeJSON does. Every key of p
 // that the document lacks is simply absent.
 func (p *pathSet) Decoder() func(io.Reader) (any, error) {
 	chunk := p.chunk
