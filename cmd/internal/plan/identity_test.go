@@ -4,32 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
-
-	"github.com/retry-dev/retry/cmd/internal/iostreams"
-	"github.com/spf13/pflag"
 )
 
 // identityOf builds the plan of `retry run|wait ARGS` and returns the
 // identity of its command line.
 func identityOf(t *testing.T, wait bool, args ...string) string {
 	t.Helper()
-	o := New(wait, &iostreams.IOStreams{})
-	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	fs.SetInterspersed(false)
-	o.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	o.Args = fs.Args()
-	if err := o.ApplyEnv(fs); err != nil {
-		t.Fatal(err)
-	}
-	p, err := Build(o)
-	if err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	defer p.Close()
-	return Identity(o, p)
+	return Identity(parseBuild(t, wait, args...))
 }
 
 // The identity covers what an attempt does and how it is classified, not
@@ -115,22 +96,7 @@ func TestIdentityJSONIsEncodingJSON(t *testing.T) {
 		{false, []string{"--url", "http://127.0.0.1:1/a", "--data", ""}},
 		{true, []string{"--url", "http://127.0.0.1:1/a", "--success", "status=200"}},
 	} {
-		o := New(c.wait, &iostreams.IOStreams{})
-		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-		fs.SetInterspersed(false)
-		o.Register(fs)
-		if err := fs.Parse(c.args); err != nil {
-			t.Fatal(err)
-		}
-		o.Args = fs.Args()
-		if err := o.ApplyEnv(fs); err != nil {
-			t.Fatal(err)
-		}
-		p, err := Build(o)
-		if err != nil {
-			t.Errorf("%q: %v", c.args, err)
-			continue
-		}
+		o, p := parseBuild(t, c.wait, c.args...)
 		want, err := json.Marshal(identityMap(o, p))
 		if err != nil {
 			t.Fatal(err)
@@ -138,6 +104,5 @@ func TestIdentityJSONIsEncodingJSON(t *testing.T) {
 		if got := identityJSON(o, p); !bytes.Equal(got, want) {
 			t.Errorf("%q: identity\n%s\nwant (json.Marshal)\n%s", c.args, got, want)
 		}
-		p.Close()
 	}
 }

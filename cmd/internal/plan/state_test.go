@@ -3,28 +3,12 @@ package plan
 import (
 	"testing"
 	"time"
-
-	"github.com/retry-dev/retry/cmd/internal/iostreams"
-	"github.com/spf13/pflag"
 )
 
 // planOf builds the plan of `retry run ARGS`.
 func planOf(t *testing.T, args ...string) (*Options, *Plan) {
 	t.Helper()
-	o := New(false, &iostreams.IOStreams{})
-	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
-	fs.SetInterspersed(false)
-	o.Register(fs)
-	if err := fs.Parse(args); err != nil {
-		t.Fatal(err)
-	}
-	o.Args = fs.Args()
-	p, err := Build(o)
-	if err != nil {
-		t.Fatalf("%q: %v", args, err)
-	}
-	t.Cleanup(p.Close)
-	return o, p
+	return parseBuild(t, false, args...)
 }
 
 // A Redis state lock outlasts the attempt: its bound (--attempt-timeout,

@@ -32,6 +32,16 @@ func planFor(t *testing.T, wait bool, args ...string) *Plan {
 // --url and --tcp), and builds the plan.
 func buildPlan(t *testing.T, wait bool, command []string, args ...string) *Plan {
 	t.Helper()
+	_, p := parseBuild(t, wait, append(append(args[:len(args):len(args)], "--"), command...)...)
+	return p
+}
+
+// parseBuild parses args as `retry run|wait ARGS` does (flags up to the
+// command, then the command), applies the RETRY_ variables and builds the
+// plan, closed when the test ends. The package's tests build their plans
+// with it.
+func parseBuild(t *testing.T, wait bool, args ...string) (*Options, *Plan) {
+	t.Helper()
 	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +49,12 @@ func buildPlan(t *testing.T, wait bool, command []string, args ...string) *Plan 
 	t.Cleanup(func() { devnull.Close() })
 	o := New(wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
+	fs.SetInterspersed(false)
 	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	o.Args = command
+	o.Args = fs.Args()
 	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +63,7 @@ func buildPlan(t *testing.T, wait bool, command []string, args ...string) *Plan 
 		t.Fatalf("%q: %v", args, err)
 	}
 	t.Cleanup(p.Close)
-	return p
+	return o, p
 }
 
 // schedule runs p's strategy in a synctest bubble on a source that fails
