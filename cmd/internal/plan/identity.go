@@ -3,7 +3,7 @@ package plan
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
+	"encoding/json"
 
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/runner/durable"
@@ -24,58 +24,33 @@ func Identity(o *Options, p *Plan) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// identityJSON is what Identity hashes: a JSON object of the parts of the
-// command line under sorted keys — acceptors, argv (a command) or http (a
-// call: data, data_given, headers, idempotent, method, url), error_pattern,
-// input, subcommand, waiter. It is the bytes json.Marshal writes of that
-// object as a map, which is how state files' identities have always been
-// made, appended by hand: encoding/json's reflection and key sorting were
-// the largest CPU cost --state had left after its sync (bench/state.sh,
-// perf). TestIdentityJSONIsEncodingJSON checks it against json.Marshal.
+// identityJSON is what Identity hashes: json.Marshal of a map of the parts
+// of the command line (so under sorted keys), which is how state files'
+// identities have always been made — acceptors, argv (a command) or http
+// (a call: data, data_given, headers, idempotent, method, url),
+// error_pattern, input, subcommand, waiter. TestIdentityIsStable holds
+// the hashes of earlier releases.
 func identityJSON(o *Options, p *Plan) []byte {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"acceptors":[`...)
-	for i, s := range o.Accept.List.specs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = durable.AppendJSONString(b, "--"+s.flag+"="+s.value)
-	}
-	b = append(b, ']')
-	if !p.HTTP {
-		b = appendJSONStrings(append(b, `,"argv":`...), p.Describe)
-	}
-	b = durable.AppendJSONString(append(b, `,"error_pattern":`...), o.Accept.ErrorPattern)
+	id := map[string]any{"subcommand": o.Name()}
 	if p.HTTP {
-		b = durable.AppendJSONString(append(b, `,"http":{"data":`...), o.Net.Data)
-		b = strconv.AppendBool(append(b, `,"data_given":`...), o.Given("data"))
-		b = appendJSONStrings(append(b, `,"headers":`...), o.Net.Headers)
-		b = strconv.AppendBool(append(b, `,"idempotent":`...), o.Net.Idempotent)
-		b = durable.AppendJSONString(append(b, `,"method":`...), p.Describe[0])
-		b = durable.AppendJSONString(append(b, `,"url":`...), o.Net.URL)
-		b = append(b, '}')
+		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
+			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
+	} else {
+		id["argv"] = p.Describe
 	}
-	b = durable.AppendJSONString(append(b, `,"input":`...), o.Accept.Input)
-	b = durable.AppendJSONString(append(b, `,"subcommand":`...), o.Name())
-	b = durable.AppendJSONString(append(b, `,"waiter":[`...), o.Waiter.File)
-	b = durable.AppendJSONString(append(b, ','), o.Waiter.Name)
-	return append(b, "]}"...)
-}
-
-// appendJSONStrings appends ss as json.Marshal writes a []string: null
-// when nil.
-func appendJSONStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
+	acc := make([]string, len(o.Accept.List.specs))
+	for i, s := range o.Accept.List.specs {
+		acc[i] = "--" + s.flag + "=" + s.value
 	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = durable.AppendJSONString(b, s)
+	id["acceptors"] = acc
+	id["error_pattern"] = o.Accept.ErrorPattern
+	id["input"] = o.Accept.Input
+	id["waiter"] = []string{o.Waiter.File, o.Waiter.Name}
+	b, err := json.Marshal(id)
+	if err != nil {
+		panic(err) // strings, bools and slices of strings always marshal
 	}
-	return append(b, ']')
+	return b
 }
 
 // DurableConfig is what this invocation says about the sequence.
