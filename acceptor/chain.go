@@ -164,6 +164,12 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		}
 		if r.Matched {
 			d.Directive = acc.State.Directive()
+			if d.Directive == RetryServer && a.TimedOut {
+				// A retry acceptor that matched an attempt stopped by
+				// --attempt-timeout (--retry-error timeout, or its exit
+				// status 143) retries it for what it was: a timeout.
+				d.Directive = RetryTimeout
+			}
 			d.Source, d.Acceptor = FromAcceptor, i
 			d.Name = acc.Name
 			d.Value = r.Value

@@ -34,6 +34,9 @@ type Options struct {
 	CI      string // --ci: auto, github, gitlab or none
 
 	Args []string
+	// ArgvAfterDash says the arguments came after "--": they are argv,
+	// word for word, never a command string to split.
+	ArgvAfterDash bool
 
 	// set records which flags the user gave (command line or environment);
 	// fromEnv those that came from the environment.
