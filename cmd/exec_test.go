@@ -18,6 +18,14 @@ func outcome(end runner.End, a *acceptor.Attempt, err error) *runner.Outcome {
 	return &runner.Outcome{End: end, Err: err, Attempts: []runner.Record{{Number: 1, Result: &runner.Result{Attempt: a}, Decision: d}}}
 }
 
+// usageFailure is an outcome whose attempt an acceptor found to be a
+// mistake of the command line.
+func usageFailure() *runner.Outcome {
+	out := outcome(runner.EndFailure, &acceptor.Attempt{}, nil)
+	out.Attempts[0].Decision.Usage = true
+	return out
+}
+
 // ended is the end of a run of kind whose attempts are out.
 func ended(wait bool, kind acceptor.AttemptKind, out *runner.Outcome) *runEnd {
 	return &runEnd{wait: wait, kind: kind, out: out, end: out.End}
@@ -46,6 +54,7 @@ func TestExitStatus(t *testing.T) {
 		{"run --url: the call failed", ended(false, web, outcome(runner.EndFailure, &acceptor.Attempt{Kind: acceptor.HTTPAttempt, Status: 404, Failed: true}, nil)), 1},
 		{"run --url: timed out", ended(false, web, outcome(runner.EndAttempts, &acceptor.Attempt{Kind: acceptor.HTTPAttempt, TimedOut: true, Failed: true}, nil)), 124},
 		{"run --tcp: refused", ended(false, tcp, outcome(runner.EndAttempts, &acceptor.Attempt{Kind: acceptor.TCPAttempt, Failed: true}, nil)), 1},
+		{"a usage failure (k8s: stdout not JSON)", &runEnd{out: usageFailure(), end: runner.EndFailure, kind: command}, 125},
 		{"deadline", ended(false, command, outcome(runner.EndDeadline, cmdFail, nil)), 124},
 		{"scheduled (--state)", ended(false, command, outcome(runner.EndScheduled, cmdFail, nil)), 75},
 		{"interrupted by SIGTERM", ended(false, command, outcome(runner.EndInterrupted, cmdFail, &runner.Interrupt{Signal: syscall.SIGTERM})), 143},

@@ -125,6 +125,9 @@ func exitStatus(err error) int {
 		if r.out != nil && errors.As(r.out.Err, &broken) {
 			return exit.ForStream(broken)
 		}
+		if r.end == runner.EndFailure && last != nil && last.Decision.Usage {
+			return exit.Usage // the command line is wrong (k8s: stdout not JSON)
+		}
 		if r.unfinished && !r.wait && r.kind == acceptor.CommandAttempt {
 			return 128 + int(syscall.SIGKILL) // the attempt died with retry
 		}
