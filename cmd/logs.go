@@ -28,9 +28,8 @@ type logs struct {
 
 	stderr io.Writer // retry's stderr, where a sink that failed is reported
 	// interrupt cancels the run's context beyond execute (the sinks wait
-	// on it); finished: finish ran.
+	// on it).
 	interrupt context.CancelCauseFunc
-	finished  bool
 }
 
 // cancelRun is what a signal does: it cancels the attempts (cancel) and
@@ -86,7 +85,7 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 		out = p.LogFile
 	}
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
-		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
+		Show: p.Final && !o.Wait, Kind: p.Kind, Quiet: o.Output.Quiet,
 		JSONFrame: o.Output.LogFormat == "json",
 		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
 	}, l.lines, out)
