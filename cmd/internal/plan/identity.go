@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
 // Identity returns the hash that ties a state file to a command line: the
 // subcommand (run or wait), what an attempt does — the command as it runs
 // (argv after splitting; the shell, -c and the string) or the HTTP call
-// (method, URL, headers and --data as given, --idempotent) — and how it is
+// (method, URL, headers and --data as given, --idempotent) or the TCP
+// connect (the --tcp address as given) — and how it is
 // classified (the acceptors in command-line order, --error-pattern,
 // --input, --waiter-file and --waiter). Budget, delay, output and bucket
 // flags (-n, --max-time, --attempt-timeout, --delay, --backoff, --schedule,
@@ -26,17 +27,20 @@ func Identity(o *Options, p *Plan) string {
 
 // identityJSON is what Identity hashes: json.Marshal of a map of the parts
 // of the command line (so under sorted keys), which is how state files'
-// identities have always been made — acceptors, argv (a command) or http
-// (a call: data, data_given, headers, idempotent, method, url),
-// error_pattern, input, subcommand, waiter. TestIdentityIsStable holds
-// the hashes of earlier releases.
+// identities have always been made — acceptors, argv (a command), http (a
+// call: data, data_given, headers, idempotent, method, url) or tcp (a
+// connect: the address), error_pattern, input, subcommand, waiter.
+// TestIdentityIsStable holds the hashes of earlier releases.
 func identityJSON(o *Options, p *Plan) []byte {
 	id := map[string]any{"subcommand": o.Name()}
-	if p.HTTP {
+	switch p.Kind {
+	case acceptor.CommandAttempt:
+		id["argv"] = p.Describe
+	case acceptor.HTTPAttempt:
 		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
 			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
-	} else {
-		id["argv"] = p.Describe
+	case acceptor.TCPAttempt:
+		id["tcp"] = o.Net.TCP
 	}
 	acc := make([]string, len(o.Accept.List.specs))
 	for i, s := range o.Accept.List.specs {
@@ -53,15 +57,9 @@ func identityJSON(o *Options, p *Plan) []byte {
 	return b
 }
 
-// DurableConfig is what this invocation says about the sequence.
-func DurableConfig(o *Options, p *Plan) durable.Config {
-	unfinished := 128 + 9 // the attempt died with retry: SIGKILL (PR_SET_DEATHSIG)
-	switch {
-	case o.Wait:
-		unfinished = exit.Timeout
-	case p.HTTP:
-		unfinished = exit.Failure
-	}
+// DurableConfig is what this invocation says about the sequence, whose
+// state ends with exits when it ends by itself.
+func DurableConfig(o *Options, p *Plan, exits durable.Exits) durable.Config {
 	return durable.Config{
 		Identity:    Identity(o, p),
 		Command:     p.Describe,
@@ -69,6 +67,6 @@ func DurableConfig(o *Options, p *Plan) durable.Config {
 		MaxTime:     p.Strategy.MaxTime,
 		Backoff:     p.Strategy.Backoff,
 		Rand:        p.Strategy.Rand,
-		Exits:       durable.Exits{Deadline: exit.Timeout, Unfinished: unfinished},
+		Exits:       exits,
 	}
 }

@@ -44,6 +44,9 @@ func TestIdentity(t *testing.T) {
 		{false, []string{"--url", "http://127.0.0.1:1/a", "-X", "PUT"}},
 		{false, []string{"--url", "http://127.0.0.1:1/a", "-H", "X-A: 1"}},
 		{false, []string{"--url", "http://127.0.0.1:1/a", "--data", "x"}},
+		{false, []string{"--tcp", "127.0.0.1:1"}},
+		{false, []string{"--tcp", "127.0.0.1:2"}},
+		{true, []string{"--tcp", "127.0.0.1:1"}},
 	} {
 		id := identityOf(t, c.wait, c.args...)
 		if prev, ok := seen[id]; ok {
