@@ -107,12 +107,12 @@ func exitCode(ios *iostreams.IOStreams, err error) int {
 	var ee *exit.Error
 	if errors.As(err, &ee) {
 		if ee.Msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.Msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(ee.Msg))
 		}
 		return ee.Code
 	}
 	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(flagErrorText(err)))
+	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(flagErrorText(err)))
 	return exit.Usage
 }
 

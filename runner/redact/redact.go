@@ -255,7 +255,11 @@ var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(
 // "REDACTED", quotes kept), and the body of a PEM private key. Only the
 // value goes: the name, the separator and the text around stay. Text
 // without any of them is returned as is.
-func Text(s string) string {
+func Text(s string) string { return text(s, true) }
+
+// text is Text; with pairs false, "Name: value" and JSON keys are left as
+// they are (Message).
+func text(s string, pairs bool) string {
 	if strings.Contains(s, "://") {
 		s = urlToken.get().ReplaceAllStringFunc(s, URL)
 	}
@@ -270,7 +274,7 @@ func Text(s string) string {
 		// secret (most lines of a command's output) skips the regexps.
 		return s
 	}
-	if strings.IndexByte(s, ':') >= 0 {
+	if pairs && strings.IndexByte(s, ':') >= 0 {
 		s = headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine.get().FindStringSubmatch(m)
 			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {

@@ -91,6 +91,9 @@ type acceptorValue struct {
 func (v *acceptorValue) String() string { return "" }
 func (v *acceptorValue) Type() string   { return v.kind.arg }
 func (v *acceptorValue) Set(s string) error {
+	if v.kind.path && isCount(s) {
+		return bareNumber(v.state, s)
+	}
 	m, err := v.kind.build(s)
 	if err != nil {
 		return err
@@ -131,6 +134,23 @@ func (l *acceptorList) exprs() []string {
 		}
 	}
 	return out
+}
+
+// isCount reports whether s is a bare whole number ("3"), which no
+// JMESPath expression is.
+func isCount(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// bareNumber is the error of a JMESPath acceptor given a bare number:
+// `--retry 3` meant three attempts, `--success 0` an exit status.
+func bareNumber(st acceptor.State, s string) error {
+	n := strings.TrimSpace(s)
+	if st == acceptor.StateRetry {
+		return fmt.Errorf("a number is not a JMESPath expression: for %s attempts use -n/--attempts %s (--retry-exit %s retries on exit status %s)", n, n, n, n)
+	}
+	return fmt.Errorf("a number is not a JMESPath expression: for exit status %s use --%s-exit %s (a JSON number is written `%s`)", n, st, n, n)
 }
 
 func regexpProblem(err error) string {
