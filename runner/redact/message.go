@@ -102,3 +102,18 @@ func isNameByte(c byte) bool {
 // words hides the secrets in the words of a message (Message): every rule
 // of Text but "Name: value" and JSON keys.
 func words(s string) string { return text(s, false) }
+
+// NamesSecret reports whether an expression (a JMESPath path such as
+// Credentials.SecretAccessKey, length(Tokens), "api-key") names a secret:
+// one of its names, as IsSecretName reads them, is secret. Its value is
+// then hidden wherever retry shows it, as the value of a secret key is.
+func NamesSecret(expr string) bool {
+	for _, name := range strings.FieldsFunc(expr, func(r rune) bool {
+		return !(r == '_' || r == '-' || '0' <= r && r <= '9' || 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || r >= 0x80)
+	}) {
+		if isSecretName(name) {
+			return true
+		}
+	}
+	return false
+}

@@ -457,7 +457,7 @@ func assignments(s string) string {
 	last := 0
 	for _, m := range ms {
 		name := s[m[4]:m[5]]
-		if !isSecretName(name) || inside(urls, m[4]) {
+		if !isSecretName(name) || inside(urls, m[4]) || hidden(s[m[8]:m[9]]) {
 			continue
 		}
 		b.WriteString(s[last:m[8]])
@@ -469,6 +469,13 @@ func assignments(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// hidden reports whether a value is the placeholder already, with the
+// punctuation that follows it in a sentence ("REDACTED:", "REDACTED]").
+func hidden(v string) bool {
+	rest, ok := strings.CutPrefix(v, Placeholder)
+	return ok && strings.Trim(rest, ":.)]}") == ""
 }
 
 // inside reports whether offset i is inside one of spans.

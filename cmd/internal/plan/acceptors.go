@@ -9,6 +9,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // acceptorKind is one family of acceptor flags: --STATE-KIND VALUE.
@@ -98,7 +99,11 @@ func (v *acceptorValue) Set(s string) error {
 	if err != nil {
 		return err
 	}
-	spec := acceptorSpec{flag: v.flag, value: s, acc: acceptor.Acceptor{State: v.state, Matcher: m, Name: "--" + v.flag + " " + s}}
+	shown := s
+	if v.kind.path {
+		shown = hideLiterals(s)
+	}
+	spec := acceptorSpec{flag: v.flag, value: s, acc: acceptor.Acceptor{State: v.state, Matcher: m, Name: "--" + v.flag + " " + shown}}
 	if v.kind.path {
 		spec.expr = s
 	}
@@ -134,6 +139,33 @@ func (l *acceptorList) exprs() []string {
 		}
 	}
 	return out
+}
+
+// hideLiterals is a JMESPath acceptor's expression as logs name it: when
+// it names a secret (redact.NamesSecret), the literals it compares with
+// (`"S"`, 'S') are hidden, since a match makes them the secret itself; an
+// =VALUE after it is hidden by the log's redaction.
+func hideLiterals(expr string) string {
+	if !redact.NamesSecret(expr) {
+		return expr
+	}
+	var b strings.Builder
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		b.WriteByte(c)
+		if c != '`' && c != '\'' {
+			continue
+		}
+		end := strings.IndexByte(expr[i+1:], c)
+		if end < 0 {
+			b.WriteString(expr[i+1:])
+			break
+		}
+		b.WriteString(redact.Placeholder)
+		b.WriteByte(c)
+		i += end + 1
+	}
+	return b.String()
 }
 
 // isCount reports whether s is a bare whole number ("3"), which no
