@@ -78,6 +78,42 @@ func TestFileWritesGoThroughTheWritePolicy(t *testing.T) {
 	}
 }
 
+// maxAnyFileLines is the size of the largest Go file anywhere in the
+// module, tests included: a file a person can hold in mind. A file that
+// grows past it is split by idea (the analysis apart from the decoder, the
+// process's life apart from its start), not cut at a line count.
+const maxAnyFileLines = 700
+
+// TestFileSizes fails when a Go file of the module, test files included,
+// passes maxAnyFileLines.
+func TestFileSizes(t *testing.T) {
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); p != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if n := strings.Count(string(src), "\n"); n > maxAnyFileLines {
+			t.Errorf("%s: %d lines, want at most %d: split it by idea", p, n, maxAnyFileLines)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // The size limits of the presentation layer: the cmd package itself stays
 // the wiring of cobra to the options and of outcomes to exit statuses, and
 // no file or struct of cmd/ and its subpackages grows into a room of its

@@ -155,8 +155,13 @@ until JMESPath acceptors reach a success or failure state.`,
 	// linker keep every exported method of every type in the binary.
 	defaultHelp := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		var b strings.Builder
+		out := c.OutOrStdout()
+		c.SetOut(&b)
 		defaultHelp(c, args)
-		fmt.Fprint(c.OutOrStdout(), exit.Help)
+		c.SetOut(out)
+		b.WriteString(exit.Help)
+		fmt.Fprint(out, plan.WrapHelp(b.String(), plan.HelpWidth(out)))
 	})
 	switch {
 	case len(args) > 0 && args[0] == "run":
@@ -190,9 +195,14 @@ func flagErrorText(err error) string {
 	if errors.As(err, &ne) {
 		return err.Error() + " (see retry --help)"
 	}
-	s := err.Error()
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	// Cobra's "unknown command" error lists its suggestions on lines of
+	// their own ("\n\nDid you mean this?\n\twait\n"): they become the
+	// end of the one line.
+	s, more, _ := strings.Cut(err.Error(), "\n")
+	if _, list, ok := strings.Cut(more, "Did you mean this?"); ok {
+		if words := strings.Fields(list); len(words) > 0 {
+			s += "; did you mean " + strings.Join(words, " or ") + "?"
+		}
 	}
 	return s
 }

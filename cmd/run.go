@@ -33,7 +33,8 @@ fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
 		Example: `  retry run -- curl -sf https://example.com/health
   retry run -n 10 -d 500ms --retry-exit 75 -- ./deploy.sh
   retry run --shell --shell-path bash 'set -o pipefail; make test | tee test.log'
-  retry run --url https://api.example.com/items -X POST --data @item.json --idempotency-key auto`,
+  retry run --url https://api.example.com/items -X POST --data @item.json \
+      --idempotency-key auto`,
 	}
 	return wire(c, o, proc)
 }
@@ -50,32 +51,42 @@ func newCmdWait(io *iostreams.IOStreams, proc *process) *cobra.Command {
 		Long: `Poll a command or URL whose output is JSON until an acceptor reaches a
 success or failure state, like AWS SDK waiters, for any CLI.
 
-Acceptors are evaluated in command-line order (flags first, then the waiter of
---waiter-file); the first that matches decides. Path acceptors see only
-successful attempts, error acceptors only failed ones. An unmatched failed
-attempt is a failure at once; an unmatched successful one is polled again.
-A failed attempt that run would call transient is polled again: HTTP 5xx
-(but 501 and 505), 429, 408, throttling and transient error codes (kubectl's
-TooManyRequests, ServiceUnavailable), refused or reset connections. Without an acceptor or a waiter, wait is a usage error (exit
-125): use retry run to re-run a command until it succeeds.
-Defaults: attempts unlimited, --max-time 10m, --backoff waiter (Smithy: random
-between --delay 2s and min(--max-delay 30s, 2s·2^(attempt-1))), --mode off; a
-waiter model brings its own delays (Smithy's default maxDelay is 120s).
+Acceptors are evaluated in command-line order (flags first, then the waiter's);
+the first that matches decides. Path acceptors see only successful attempts,
+error acceptors only failed ones. An unmatched failed attempt is a failure at
+once; an unmatched successful one is polled again. A failed attempt that run
+would call transient is polled again: HTTP 5xx (but 501 and 505), 429, 408,
+throttling and transient error codes (kubectl's TooManyRequests,
+ServiceUnavailable), refused or reset connections.
+
+A wait needs an acceptor or a waiter (exit 125 without: to re-run a command
+until it succeeds, use retry run), except --url and --tcp: --url without an
+acceptor waits for a 2xx, polling any other status and refused connections;
+--tcp waits for a connection to be accepted.
+
+Defaults: attempts unlimited (-n 0), --max-time 10m, --mode off, and
+--backoff waiter (Smithy's: a random delay between --delay 2s and
+min(--max-delay 30s, 2s·2^(attempt-1))). --url and --tcp without a waiter
+model are readiness checks: delays from 100ms doubling to 1s, no jitter, so a
+service is noticed within about a second of coming up; -d, --max-delay,
+--backoff and --jitter override them. A waiter model brings its own delays
+(Smithy's default maxDelay is 120s).
 
 --waiter SERVICE:NAME names a waiter of the botocore models built into retry
-(botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells
-it: dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
+(botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells it:
+dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
 kubectl get KIND NAME -o json (k8s:deployment-rolled-out, k8s:job-complete,
 k8s:pod-ready, k8s:deleted, …), which fail where kubectl wait would hang;
 --list-waiters lists them.`,
-		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' -- \
-      aws ec2 describe-instances --instance-ids i-0123
+		Example: `  retry wait --success-all 'Reservations[].Instances[].State.Name=running' \
+      -- aws ec2 describe-instances --instance-ids i-0123
   retry wait --waiter ec2:instance-running -- \
       aws ec2 describe-instances --instance-ids i-0123
-  retry wait --waiter dynamodb:table-exists --query Table.TableStatus --output text -- \
-      aws dynamodb describe-table --table-name orders
+  retry wait --waiter dynamodb:table-exists --query Table.TableStatus \
+      --output text -- aws dynamodb describe-table --table-name orders
   retry wait --waiter k8s:job-complete -- kubectl get job migrate -o json
-  retry wait --url http://localhost:8080/health --success 'status=ok' --max-time 2m
+  retry wait -q --url http://localhost:8080/health --max-time 2m
+  retry wait --url http://localhost:8080/health --success 'status=ok'
   retry wait --tcp db:5432 --consecutive 3 --backoff constant -d 250ms`,
 	}
 	return wire(c, o, proc)

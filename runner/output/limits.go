@@ -18,7 +18,7 @@ const (
 	// with splice(2) and never passes through retry's memory, while the
 	// bytes held before the spill are copied three times (read, kept,
 	// written to the file): 1 MiB instead of 8 MiB took a sixth off the
-	// CPU of 64 MiB in final mode (bench/final.sh, in the README), while a
+	// CPU of 64 MiB in final mode (bench/final.sh, in docs/benchmarks.md), while a
 	// small document (a JSON reply) still costs no file.
 	DefaultSpillThreshold = 1 << 20
 	// DefaultMaxKeep bounds the stdout an attempt keeps (final mode, or

@@ -120,7 +120,7 @@ func writeGroupedHelp(w io.Writer, c *cobra.Command) {
 	b.WriteString(exit.Help[1:])
 	// Cobra's help function returns no error: a help that cannot be
 	// written (a closed stdout) has nowhere else to go.
-	_, _ = io.WriteString(w, b.String())
+	_, _ = io.WriteString(w, WrapHelp(b.String(), HelpWidth(w)))
 }
 
 // groupUsages formats the flags of fs named in names, in that order.
@@ -147,6 +147,9 @@ func acceptorHelp(fs *pflag.FlagSet) string {
 	b.WriteString("  STATE is success, failure, retry or throttle (JMESPath: success, failure or retry)\n")
 	b.WriteString("  Repeated acceptors are alternatives, not conditions that must all hold: to require\n")
 	b.WriteString("  several, join them in one expression (--success 'replicas == `3` && ready')\n")
+	b.WriteString("  EXPR=VALUE splits at the last = outside a literal and not part of ==, !=, <=\n")
+	b.WriteString("  or >=: --success 'a == b=true' compares a == b with true, and '@=' compares\n")
+	b.WriteString("  the whole document with the empty string\n")
 	var rest []string
 	seen := map[string]bool{}
 	for _, k := range acceptorKinds() {

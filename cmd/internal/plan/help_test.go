@@ -107,3 +107,40 @@ func TestGroupedHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestHelpFitsTheWidth wraps run's and wait's help at several widths: no
+// line is wider unless it is one word after its indentation, every word
+// of the help is still there in order, and a flag's continuation lines
+// start at its description's column.
+func TestHelpFitsTheWidth(t *testing.T) {
+	for _, c := range helpCommands() {
+		var raw bytes.Buffer
+		c.SetOut(&raw)
+		c.SetArgs([]string{"--help"})
+		if err := c.Execute(); err != nil {
+			t.Fatal(err)
+		}
+		for _, width := range []int{40, 50, 80, 120} {
+			got := WrapHelp(raw.String(), width)
+			if a, b := strings.Fields(raw.String()), strings.Fields(got); strings.Join(a, " ") != strings.Join(b, " ") {
+				t.Errorf("retry %s --help at %d columns: the words changed", c.Name(), width)
+			}
+			for _, line := range strings.Split(got, "\n") {
+				if n := len([]rune(line)); n > width && len(strings.Fields(line)) > 1 {
+					t.Errorf("retry %s --help at %d columns: a line of %d: %q", c.Name(), width, n, line)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{44, "  -n, --attempts N   most attempts, the\n                     first included; 0 is\n                     unlimited"},
+		{40, "  -n, --attempts N\n          most attempts, the first\n          included; 0 is unlimited"},
+	} {
+		if got := WrapHelp("  -n, --attempts N   most attempts, the first included; 0 is unlimited", tc.width); got != tc.want {
+			t.Errorf("a flag line at %d columns:\n%s\nwant\n%s", tc.width, got, tc.want)
+		}
+	}
+}

@@ -17,8 +17,8 @@ type JSONConfig struct {
 }
 
 // JSON is the JSON log: one object per event, each line starting with
-// {"retry":EVENT and ending with "version":SchemaVersion (README
-// "Machine-readable logs" has the schema).
+// {"retry":EVENT and ending with "version":SchemaVersion (docs/logs.md has
+// the schema).
 type JSON struct {
 	cfg   JSONConfig
 	lines *Lines
@@ -100,7 +100,7 @@ type (
 
 // StateEvent is a line of a durable invocation (--state) that no strategy
 // event carries: the text log writes its Message, the JSON log all of it.
-// The fields each kind sets are listed in README "Machine-readable logs".
+// The fields each kind sets are listed in docs/logs.md.
 type StateEvent struct {
 	Retry           string   `json:"retry"` // the kind: new_sequence, unfinished, not_due, ended, busy, unreachable
 	Attempt         int      `json:"attempt,omitempty"`

@@ -19,7 +19,7 @@ type ReportConfig struct {
 	State       string   // the --state file of a durable sequence
 }
 
-// Report is the --report file (README "Machine-readable logs"): the
+// Report is the --report file (docs/logs.md): the
 // schema's version first, then the run's fields in alphabetical order.
 type Report struct {
 	Version     int             `json:"version"`

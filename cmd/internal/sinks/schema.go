@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the version of the JSON log's lines and of the report
-// (README "Machine-readable logs"), in their "version" field. It changes
+// (docs/logs.md), in their "version" field. It changes
 // when a field changes its meaning or goes away; a new field does not
 // change it.
 const SchemaVersion = 1
