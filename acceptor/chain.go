@@ -42,6 +42,10 @@ type Acceptor struct {
 	// Name says where the acceptor came from, as the user wrote it:
 	// `--success-exit 0`, `waiter InstanceRunning #2 (pathAll …)`.
 	Name string
+	// Usage marks a failure acceptor whose match means the command line is
+	// wrong, not the state it polls (a k8s: waiter over output that is not
+	// JSON): the run ends with the usage status, 125.
+	Usage bool
 }
 
 // Chain is an ordered list of acceptors with a fallback. It is safe to
@@ -126,6 +130,8 @@ type Decision struct {
 	Trace []Step
 	// Warnings lists what could not be evaluated, for the log.
 	Warnings []string
+	// Usage: the deciding acceptor is a Usage acceptor.
+	Usage bool
 }
 
 // expressionMatcher is a matcher over an expression (a JMESPath path
@@ -177,10 +183,17 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		}
 		if r.Matched {
 			d.Directive = acc.State.Directive()
+			if d.Directive == RetryServer && a.TimedOut {
+				// A retry acceptor that matched an attempt stopped by
+				// --attempt-timeout (--retry-error timeout, or its exit
+				// status 143) retries it for what it was: a timeout.
+				d.Directive = RetryTimeout
+			}
 			d.Source, d.Acceptor = FromAcceptor, i
 			d.Name = acc.Name
 			d.Value = r.Value
 			d.Detail = r.Detail
+			d.Usage = acc.Usage
 			return d
 		}
 	}

@@ -144,7 +144,18 @@ func httpFallback(a *Attempt) (Directive, string) {
 	case 408, 500, 502, 503, 504:
 		return RetryServer, why
 	}
+	if isTransientErrorCode(a.ErrorCode) {
+		return RetryServer, why
+	}
 	return Fail, why
+}
+
+// isTransientErrorCode reports whether an HTTP error response's code is
+// one the AWS SDKs retry as a transient error whatever its status
+// (aws-sdk-go-v2's retry.DefaultRetryableErrorCodes): S3 answers a request
+// it timed out reading with 400 RequestTimeout.
+func isTransientErrorCode(code string) bool {
+	return code == "RequestTimeout" || code == "RequestTimeoutException"
 }
 
 // WaitFallback classifies an attempt no acceptor matched, for retry wait, as

@@ -36,6 +36,8 @@ func TestWaitFallback(t *testing.T) {
 		{"HTTP 500 retries", Attempt{Kind: HTTPAttempt, Status: 500, Failed: true}, RetryServer},
 		{"HTTP 429 throttles", Attempt{Kind: HTTPAttempt, Status: 429, Failed: true}, RetryThrottle},
 		{"HTTP 400 throttling code", Attempt{Kind: HTTPAttempt, Status: 400, Failed: true, ErrorCode: "ThrottlingException"}, RetryThrottle},
+		{"HTTP 400 RequestTimeout polls again (the AWS SDKs' transient code)", Attempt{Kind: HTTPAttempt, Status: 400, Failed: true, ErrorCode: "RequestTimeout"}, RetryServer},
+		{"HTTP 400 other code fails", Attempt{Kind: HTTPAttempt, Status: 400, Failed: true, ErrorCode: "InvalidArgument"}, Fail},
 		{"HTTP 404 fails", Attempt{Kind: HTTPAttempt, Status: 404, Failed: true}, Fail},
 		{"HTTP 403 fails", Attempt{Kind: HTTPAttempt, Status: 403, Failed: true}, Fail},
 		{"HTTP 501 fails", Attempt{Kind: HTTPAttempt, Status: 501, Failed: true}, Fail},

@@ -33,10 +33,18 @@ func ParseDuration(s string) (time.Duration, error) {
 	case !isGoDuration(t):
 		return 0, fmt.Errorf("%q is not a duration: %s", s, durationHelp)
 	case strings.HasPrefix(t, "-"):
-		return 0, fmt.Errorf("%q is negative: want 0 or more", s)
+		return 0, fmt.Errorf("%q is %w: want 0 or more", s, ErrNegative)
 	}
-	return 0, fmt.Errorf("%q is too long: the most is %v (about 292 years)", s, maxDelay.Truncate(time.Second))
+	return 0, fmt.Errorf("%q is %w: the most is %v (about 292 years)", s, ErrTooLong, maxDelay.Truncate(time.Second))
 }
+
+// ErrTooLong and ErrNegative are wrapped by ParseDuration's error for a
+// duration of valid syntax out of range, so that a caller can say "too
+// large" rather than "malformed".
+var (
+	ErrTooLong  = errors.New("too long")
+	ErrNegative = errors.New("negative")
+)
 
 // isDecimal reports whether t is a signed decimal number without unit or
 // exponent: "10", "-1", "0.5", ".5", "5.".

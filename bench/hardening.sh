@@ -88,7 +88,7 @@ mkdir loop$n
 printf 'for i in 1 2 3; do "$1" run -n 1 --shell "touch started.$i; [ $i -gt 1 ] || exec %s"; touch after.$i; done\n' "$m" > loop$n/loop.sh
 case_ processes "cd loop$n; set -m; bash loop.sh $R & l=\$!; while [ ! -e started.1 ]; do sleep 0.01; done; kill -INT -\$l; wait \$l; [ \$? -eq 130 ] && [ ! -e after.1 ] && alive '$m'"
 # a connect or call that stalls has a bound of its own, documented in --help
-case_ processes "$R run --help | grep -q 'Without it a --tcp connect has 10s and a --url call 60s until its response headers'"
+case_ processes "$R run --help | tr -s ' \\n' ' ' | grep -q 'Without it a --tcp connect has 10s and a --url call 60s until its response headers'"
 # --- pipes: closed stdout/stderr, live/final, sizes
 for mode in live final; do
   for size in 100000 10000000; do
@@ -184,6 +184,16 @@ for sc in . .. "\$'a\\nb'"; do
   case_ badinput "rm -f ran; $R run --scope $sc -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ \$(wc -l < err) -eq 1 ]"
 done
 case_ badinput "rm -f ran; RETRY_SHELL_PATH=bash $R run -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && grep -q RETRY_SHELL_PATH err"
+# --- bad input, round two: a lone [ is a word as in sh; after -- the
+# words are argv; out-of-range values are too large, not malformed; a bad
+# RETRY_ON_RETRY names the variable; a timed-out attempt retried by
+# --retry-error timeout is a timeout.
+case_ badinput "rm -f ready; $R run -q -n 1 '[ -f ready ]' 2>err; [ \$? -eq 1 ] && ! grep -q wildcard err"
+case_ badinput "mkdir -p 'sp ace'; printf '#!/bin/sh\\necho ran\\n' > 'sp ace/p'; chmod +x 'sp ace/p'; [ \"\$($R run -q -- \"\$PWD/sp ace/p\")\" = ran ]"
+case_ badinput "$R run -d 3000000h -- true 2>err; [ \$? -eq 125 ] && grep -q 'too large' err"
+case_ badinput "$R run -n 99999999999999999999 -- true 2>err; [ \$? -eq 125 ] && grep -q 'too large' err"
+case_ badinput "RETRY_ON_RETRY='echo \$X' $R run -n 1 -- true 2>err; [ \$? -eq 125 ] && grep -q RETRY_ON_RETRY err"
+case_ badinput "$R run -n 2 -d 0 --attempt-timeout 50ms --kill-after 0 --retry-error timeout -- sleep 7 2>err; [ \$? -eq 124 ] && grep -q 'retry (timeout)' err"
 case_ disk "$R run -q -n 1 --stdout final --max-output 1M -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
 case_ disk "$R run -q -n 1 --stdout final --max-output 1M --success-exit 0,1,137,141,143 -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
 # --- trust, round two (secrets and files): usage errors hide values, not

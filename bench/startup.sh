@@ -76,6 +76,10 @@ for name in true "Debian retry" "Go, empty main" "Go, os/exec of true" "Go, os/e
 		"$(awk -v a="${c[$name]}" -v b="${c[true]}" -v n="$batch" 'BEGIN {print (a - b) * 1000 / n}')" "$((${f[$name]} / batch))"
 done
 echo "CPU ratio retry / Go os/exec of true: $(ratio "${c[retry]}" "${c[Go, os/exec of true]}")x"
+echo "CPU ratio retry / the import floor (Go, + signals + imports): $(ratio "${c[retry]}" "${c[Go, + signals + imports]}")x (target: at most 1.2x)"
+for b in "$@"; do
+	echo "CPU ratio $b / the import floor: $(ratio "${c[$b]}" "${c[Go, + signals + imports]}")x"
+done
 ms() { awk -v a="$1" -v b="$2" -v n="$batch" 'BEGIN {printf "%+.2f ms", (a - b) * 1000 / n}'; }
 echo "retry over the floor: signal subscription $(ms "${c[Go, os/exec + signals]}" "${c[Go, os/exec of true]}"), \
 imports' initialisation $(ms "${c[Go, + signals + imports]}" "${c[Go, os/exec + signals]}"), \

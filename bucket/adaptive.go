@@ -2,6 +2,7 @@ package bucket
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -334,8 +335,22 @@ func (a *Adaptive) Stats() AdaptiveStats {
 	return a.st.Stats()
 }
 
+// LateError is Wait's error when the next send token comes after ctx's
+// deadline: the limiter knows at once that waiting is in vain, so the run
+// ends then, not at its deadline.
+type LateError struct {
+	// Wait is how long until the next send token.
+	Wait time.Duration
+}
+
+func (e *LateError) Error() string {
+	return fmt.Sprintf("the rate limiter grants the next send in %v, past the deadline", e.Wait.Round(time.Millisecond))
+}
+
 // Await is the loop of Wait shared by Adaptive and ScopeLimiter: try to take
-// a token; if there is none, sleep as long as try says and try again.
+// a token; if there is none, sleep as long as try says and try again. When
+// the token would come after ctx's deadline it returns a *LateError at
+// once, taking nothing.
 func Await(ctx context.Context, sleep func(context.Context, time.Duration) error, try func() (bool, time.Duration, error)) error {
 	for {
 		if ctx.Err() != nil {
@@ -344,6 +359,9 @@ func Await(ctx context.Context, sleep func(context.Context, time.Duration) error
 		ok, d, err := try()
 		if err != nil || ok {
 			return err
+		}
+		if dl, has := ctx.Deadline(); has && d > time.Until(dl) {
+			return &LateError{Wait: d}
 		}
 		if err := sleep(ctx, d); err != nil {
 			if ctx.Err() != nil {

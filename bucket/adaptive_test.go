@@ -428,3 +428,33 @@ func TestSleep(t *testing.T) {
 		}
 	})
 }
+
+// TestAdaptiveLateGivesUpAtOnce: when the next send token comes after the
+// context's deadline, Wait says so at once (a *LateError with the wait),
+// takes nothing and sleeps nothing; with time enough it waits as before.
+func TestAdaptiveLateGivesUpAtOnce(t *testing.T) {
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		a := NewAdaptive(AdaptiveOptions{})
+		throttleToFloor(a) // one send every 2s, none in the bucket
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		err := a.Wait(ctx)
+		var late *LateError
+		if !errors.As(err, &late) || late.Wait != 2*time.Second {
+			t.Fatalf("Wait with 1s left: %v, want a *LateError of 2s", err)
+		}
+		if d := time.Since(start); d != 0 {
+			t.Fatalf("Wait slept %v before saying it is late", d)
+		}
+		ctx3, cancel3 := context.WithTimeout(context.Background(), 3*time.Second)
+		defer cancel3()
+		if err := a.Wait(ctx3); err != nil {
+			t.Fatalf("Wait with 3s left: %v", err)
+		}
+		if d := time.Since(start); d != 2*time.Second {
+			t.Fatalf("the send came at %v, want 2s", d)
+		}
+	})
+}

@@ -118,7 +118,8 @@ func (s *Shared) give(n int) {
 func (s *Shared) Wait(ctx context.Context) error {
 	if !s.failed.Load() {
 		err := Await(ctx, s.sleep, func() (bool, time.Duration, error) { return s.store.Send(ctx) })
-		if err == nil || ctx.Err() != nil {
+		var late *LateError
+		if err == nil || ctx.Err() != nil || errors.As(err, &late) {
 			return err
 		}
 		s.fail(err)

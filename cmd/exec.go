@@ -200,6 +200,9 @@ func exitStatus(o *plan.Options, p *plan.Plan, out *runner.Outcome) int {
 	if errors.As(out.Err, &broken) {
 		return exit.ForStream(broken)
 	}
+	if out.End == runner.EndFailure && last != nil && last.Decision.Usage {
+		return exit.Usage // the command line is wrong (k8s: stdout not JSON)
+	}
 	if o.Wait {
 		if out.End == runner.EndFailure {
 			// A command that cannot be executed or was not found, when no

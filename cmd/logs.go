@@ -74,7 +74,8 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	// The markup goes through the log's view of the stderr the attempts
 	// share: it always starts a line, even after a command's output
 	// without a final line break, and never goes into a --log-file.
-	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env}, l.lines, stderr)
+	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env,
+		NoRetryAnnotation: o.CIRetryAnnotation == "none", FailureAsWarning: o.CIFailureAnnotation == "warning"}, l.lines, stderr)
 	if o.Output.LogFormat == "json" {
 		l.lines.WarnAsJSON() // every line retry writes follows the format
 	}

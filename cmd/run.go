@@ -26,13 +26,18 @@ code retries (throttling); other non-zero statuses retry (server-side); an
 attempt timeout retries (timeout). Every flag has an environment default
 RETRY_<FLAG> (RETRY_ATTEMPTS=5); flags win.
 
+After --, the words are the command's argv, as given. One 'COMMAND STRING'
+without -- is split by POSIX shell-word rules, without a shell: operators,
+expansions and wildcards (*, ?, [ closed by ]) are refused with a hint.
+
 --shell runs /bin/sh -c, which is dash on Debian and Ubuntu: a pipeline's
 status is its last command's ('make test | tee log' succeeds when make
 fails) and dash has no 'set -o pipefail'. Use --shell-path bash with
 'set -o pipefail; …', or run the command without a pipe.`,
 		Example: `  retry run -- curl -sf https://example.com/health
   retry run -n 10 -d 500ms --retry-exit 75 -- ./deploy.sh
-  retry run --shell --shell-path bash 'set -o pipefail; make test | tee test.log'
+  retry run --shell --shell-path bash \
+      'set -o pipefail; make test | tee test.log'
   retry run --url https://api.example.com/items -X POST --data @item.json \
       --idempotency-key auto`,
 	}
@@ -102,6 +107,7 @@ func wire(c *cobra.Command, o *plan.Options, proc *process) *cobra.Command {
 	plan.SetGroupedHelp(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		o.Args = args
+		o.ArgvAfterDash = c.ArgsLenAtDash() == 0
 		if err := o.ApplyEnv(c.Flags()); err != nil {
 			return err
 		}

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // Refusal is a path that does not hold a private regular file of the
@@ -54,27 +53,18 @@ func (r *Refusal) Error() string {
 // Whether it is private is CheckPrivate's question, asked once the caller
 // holds the file (a reset removes a file of ours whatever its mode).
 func Check(path string, fi os.FileInfo) error {
-	return check(path, fi.Mode(), fi.Sys())
-}
-
-// private is the permission a private file may have: its owner's alone.
-const private os.FileMode = 0o700
-
-// CheckStat is Check of what lstat(2) or fstat(2) wrote in st, for callers
-// that keep a bare descriptor (OpenFD).
-func CheckStat(path string, st *syscall.Stat_t) error {
-	return check(path, modeOf(st), st)
-}
-
-func check(path string, m os.FileMode, sys any) error {
+	m := fi.Mode()
 	switch {
 	case m&os.ModeSymlink != 0:
 		return &Refusal{Path: path, Symlink: true}
 	case !m.IsRegular():
 		return &Refusal{Path: path, Kind: Kind(m), Dir: m.IsDir()}
 	}
-	return checkOwner(path, sys)
+	return CheckOwner(path, fi)
 }
+
+// private is the permission a private file may have: its owner's alone.
+const private os.FileMode = 0o700
 
 // CheckPrivate returns a *Refusal (Exposed) when perm, the permission bits
 // of the file at path, give group or others any permission; nil otherwise.
@@ -85,47 +75,16 @@ func CheckPrivate(path string, perm os.FileMode) error {
 	return nil
 }
 
-// CheckPrivateStat is CheckPrivate of what fstat(2) wrote in st.
-func CheckPrivateStat(path string, st *syscall.Stat_t) error {
-	return CheckPrivate(path, os.FileMode(st.Mode)&os.ModePerm)
-}
-
-// modeOf is the type of the file st describes, as an os.FileMode (the
-// permission bits are left out: Check looks at the type).
-func modeOf(st *syscall.Stat_t) os.FileMode {
-	switch uint32(st.Mode) & syscall.S_IFMT {
-	case syscall.S_IFLNK:
-		return os.ModeSymlink
-	case syscall.S_IFIFO:
-		return os.ModeNamedPipe
-	case syscall.S_IFSOCK:
-		return os.ModeSocket
-	case syscall.S_IFBLK:
-		return os.ModeDevice
-	case syscall.S_IFCHR:
-		return os.ModeDevice | os.ModeCharDevice
-	case syscall.S_IFDIR:
-		return os.ModeDir
-	case syscall.S_IFREG:
-		return 0
-	}
-	return os.ModeIrregular
-}
-
 // CheckOwner returns the *Refusal of fi when another user owns it: root
 // using a state planted by nobody must not let nobody decide its retries.
 // Where the platform says nothing of owners, nothing is refused.
 func CheckOwner(path string, fi os.FileInfo) error {
-	return checkOwner(path, fi.Sys())
-}
-
-func checkOwner(path string, sys any) error {
-	st, ok := sys.(*syscall.Stat_t)
+	owner, ok := ownerOf(fi)
 	if !ok {
 		return nil
 	}
-	if me := uint32(os.Geteuid()); st.Uid != me {
-		return &Refusal{Path: path, Foreign: true, Owner: st.Uid, Me: me}
+	if me := uint32(os.Geteuid()); owner != me {
+		return &Refusal{Path: path, Foreign: true, Owner: owner, Me: me}
 	}
 	return nil
 }
@@ -169,48 +128,6 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	return f, nil
 }
 
-// OpenFD is Open for a caller that keeps the bare descriptor (close-on-exec)
-// rather than an *os.File, and gets the file's fstat(2) with it: a Go
-// *os.File of a file it opened registers with the runtime's poller (an
-// epoll instance and its thread's wakeups, on the first one) and costs
-// fcntl calls, which a few small reads and writes do not need. The
-// descriptor may be non-blocking, which a regular file ignores.
-func OpenFD(path string, flag int, perm uint32) (int, *syscall.Stat_t, error) {
-	var fd int
-	err := ignoringEINTR(func() (err error) {
-		fd, err = syscall.Open(path, flag|syscall.O_CLOEXEC|oNoFollow|oNonBlock, perm)
-		return err
-	})
-	if err != nil {
-		if isSymlinkLoop(err) {
-			return -1, nil, &Refusal{Path: path, Symlink: true}
-		}
-		return -1, nil, &os.PathError{Op: "open", Path: path, Err: err}
-	}
-	st := new(syscall.Stat_t)
-	err = syscall.Fstat(fd, st)
-	if err != nil {
-		err = &os.PathError{Op: "fstat", Path: path, Err: err}
-	} else {
-		err = CheckStat(path, st)
-	}
-	if err != nil {
-		syscall.Close(fd)
-		return -1, nil, err
-	}
-	return fd, st, nil
-}
-
-// ignoringEINTR calls f until it returns something else than EINTR (a
-// signal that interrupted the call).
-func ignoringEINTR(f func() error) error {
-	for {
-		if err := f(); err != syscall.EINTR {
-			return err
-		}
-	}
-}
-
 // ErrWouldBlock is what TryLock returns (errors.Is) when another open file
 // holds the lock.
 var ErrWouldBlock = errWouldBlock
@@ -222,10 +139,6 @@ func Lock(f *os.File) error { return lockFile(f, false) }
 // TryLock takes an exclusive flock on f without waiting: ErrWouldBlock
 // when another open file holds the lock.
 func TryLock(f *os.File) error { return lockFile(f, true) }
-
-// TryLockFD is TryLock of a bare descriptor (OpenFD); name is the file's
-// path, for the error.
-func TryLockFD(fd int, name string) error { return flock(fd, name, true) }
 
 func lockFile(f *os.File, nonBlocking bool) error {
 	rc, err := f.SyscallConn()
@@ -249,14 +162,6 @@ func Same(f *os.File, path string) bool {
 	}
 	b, err := os.Lstat(path)
 	return err == nil && os.SameFile(a, b)
-}
-
-// SameStat is Same for a caller that keeps a bare descriptor: whether
-// path still names the file whose fstat(2) is st.
-func SameStat(st *syscall.Stat_t, path string) bool {
-	var now syscall.Stat_t
-	err := ignoringEINTR(func() error { return syscall.Lstat(path, &now) })
-	return err == nil && now.Dev == st.Dev && now.Ino == st.Ino
 }
 
 // IsRefusal reports whether err is a *Refusal, and returns it.

@@ -5,6 +5,7 @@ package privatefile
 import (
 	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,8 +27,22 @@ func flock(fd int, name string, nonBlocking bool) error {
 	if nonBlocking {
 		how |= unix.LOCK_NB
 	}
-	if err := ignoringEINTR(func() error { return unix.Flock(fd, how) }); err != nil {
+	err := unix.Flock(fd, how)
+	for err == unix.EINTR {
+		err = unix.Flock(fd, how)
+	}
+	if err != nil {
 		return &os.PathError{Op: "flock", Path: name, Err: err}
 	}
 	return nil
+}
+
+// ownerOf is the uid of the owner of fi; false where the system says
+// nothing of owners.
+func ownerOf(fi os.FileInfo) (uint32, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return st.Uid, true
 }

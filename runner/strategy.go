@@ -515,6 +515,7 @@ func (s *Strategy) waitLimiter(ctx context.Context, deadline time.Time) error {
 func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
 	var intr *Interrupt
 	var empty *bucket.EmptyError
+	var late *bucket.LateError
 	switch {
 	case errors.As(err, &intr):
 		return EndInterrupted, intr
@@ -522,6 +523,10 @@ func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
 		return EndInterrupted, intr
 	case errors.As(err, &empty):
 		return EndBucket, empty
+	case errors.As(err, &late):
+		// The rate limiter's next send comes after the deadline: the run
+		// ends now, with what it knows, not at the deadline.
+		return EndDeadline, late
 	case errors.Is(err, ErrDeadline), errors.Is(err, context.DeadlineExceeded):
 		return EndDeadline, nil
 	}

@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 )
 
@@ -91,7 +92,24 @@ func Waiter(name string) (*waitermodel.Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("built-in Kubernetes waiters: %v", err)
 	}
-	return f.Model(names[i].model)
+	w, err := f.Model(names[i].model)
+	if err != nil {
+		return nil, err
+	}
+	own := w.Acceptors
+	if names[i].model == "Deleted" {
+		// NotFound counts only when stdout holds no object; beside one
+		// that is still there, the wait goes on.
+		own[0].Matcher = notFoundOnly(own[0].Matcher)
+		own = append([]acceptor.Acceptor{{State: acceptor.StateRetry, Matcher: acceptor.MatcherFunc(someStillThere),
+			Name: "k8s: NotFound beside an object still there"}}, own...)
+	}
+	if c, ok := conditionsRead[names[i].model]; ok {
+		own = append([]acceptor.Acceptor{{State: acceptor.StateRetry, Matcher: acceptor.MatcherFunc(staleCondition(c.kind, c.types)),
+			Name: "k8s: a condition older than metadata.generation"}}, own...)
+	}
+	w.Acceptors = append(checks(names[i].cli), own...)
+	return w, nil
 }
 
 // parseOperation parses the model reduced to one operation shape.

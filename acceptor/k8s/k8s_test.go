@@ -76,9 +76,41 @@ func decide(w *waitermodel.Model, a *acceptor.Attempt) string {
 	c.Decode = jmes.DecoderFor(c)
 	d := c.Evaluate(a)
 	if d.Source == acceptor.FromAcceptor {
-		return fmt.Sprintf("%s by acceptor %d", d.Directive, d.Acceptor+1)
+		if strings.HasPrefix(d.Name, "k8s: ") {
+			return fmt.Sprintf("%s by %s", d.Directive, d.Name)
+		}
+		return fmt.Sprintf("%s by acceptor %d", d.Directive, d.Acceptor+1-ownChecks(w))
 	}
 	return fmt.Sprintf("%s by %s", d.Directive, d.Source)
+}
+
+// olderCondition sets metadata.generation to 3 and the observedGeneration
+// of o's condition of type typ to 2 (KEP-5067).
+func olderCondition(typ string) func(o map[string]any) { return conditionGeneration(typ, 2) }
+
+// currentCondition sets metadata.generation and the observedGeneration of
+// o's condition of type typ to 3.
+func currentCondition(typ string) func(o map[string]any) { return conditionGeneration(typ, 3) }
+
+func conditionGeneration(typ string, observed int) func(o map[string]any) {
+	return func(o map[string]any) {
+		at(o, "metadata")["generation"] = 3
+		for _, c := range at(o, "status")["conditions"].([]any) {
+			if c := c.(map[string]any); c["type"] == typ {
+				c["observedGeneration"] = observed
+			}
+		}
+	}
+}
+
+// ownChecks is the number of acceptors of w written in Go before the
+// model's (checks, and k8s:deleted's NotFound beside an object).
+func ownChecks(w *waitermodel.Model) int {
+	n := 0
+	for n < len(w.Acceptors) && strings.HasPrefix(w.Acceptors[n].Name, "k8s: ") {
+		n++
+	}
+	return n
 }
 
 // TestWaiters runs each waiter over the recorded objects, and over edited
@@ -103,6 +135,7 @@ func TestWaiters(t *testing.T) {
 	const (
 		notYet = "retry (server-side) by fallback"
 		fails  = "failure by fallback"
+		stale  = "retry (server-side) by k8s: a condition older than metadata.generation"
 	)
 	tests := map[string][]step{
 		// kubectl rollout status: DeploymentStatusViewer.
@@ -110,17 +143,23 @@ func TestWaiters(t *testing.T) {
 			{"another kind", obj("job-complete"), "failure by acceptor 1"},
 			{"a list", obj("list-empty"), "failure by acceptor 1"},
 			{"no output", func(*testing.T) *acceptor.Attempt { return stdoutAttempt("") }, "failure by acceptor 1"},
-			{"spec update not observed", obj("deployment-unobserved"), "retry (server-side) by acceptor 2"},
-			{"never observed", edited("deployment-unobserved", func(o map[string]any) { delete(at(o, "status"), "observedGeneration") }), "retry (server-side) by acceptor 2"},
-			{"progress deadline exceeded", obj("deployment-deadline-exceeded"), "failure by acceptor 3"},
-			{"new replicas being updated", obj("deployment-progressing"), "retry (server-side) by acceptor 4"},
-			{"old replicas pending termination", obj("deployment-old-replicas"), "retry (server-side) by acceptor 5"},
-			{"updated replicas not available", obj("deployment-unavailable"), "retry (server-side) by acceptor 6"},
-			{"rolled out", obj("deployment-rolled-out"), "success by acceptor 7"},
+			{"spec update not observed", obj("deployment-unobserved"), "retry (server-side) by acceptor 3"},
+			{"never observed", edited("deployment-unobserved", func(o map[string]any) { delete(at(o, "status"), "observedGeneration") }), "retry (server-side) by acceptor 3"},
+			{"progress deadline exceeded", obj("deployment-deadline-exceeded"), "failure by acceptor 4"},
+			{"new replicas being updated", obj("deployment-progressing"), "retry (server-side) by acceptor 5"},
+			{"old replicas pending termination", obj("deployment-old-replicas"), "retry (server-side) by acceptor 6"},
+			{"updated replicas not available", obj("deployment-unavailable"), "retry (server-side) by acceptor 7"},
+			{"rolled out", obj("deployment-rolled-out"), "success by acceptor 8"},
 			{"scaled to zero", edited("deployment-rolled-out", func(o map[string]any) {
 				at(o, "spec")["replicas"] = 0
 				o["status"] = map[string]any{"observedGeneration": 2}
-			}), "success by acceptor 7"},
+			}), "success by acceptor 8"},
+			{"a number as a string", edited("deployment-rolled-out", func(o map[string]any) { at(o, "status")["updatedReplicas"] = "3" }), "failure by acceptor 2"},
+			{"a number not whole", edited("deployment-rolled-out", func(o map[string]any) { at(o, "spec")["replicas"] = 2.5 }), "failure by acceptor 2"},
+			{"deadline exceeded, a condition of an older generation", edited("deployment-deadline-exceeded", func(o map[string]any) {
+				olderCondition("Progressing")(o)
+				at(o, "status")["observedGeneration"] = 3
+			}), stale},
 			{"not found", failed("NotFound"), fails},
 			{"forbidden", failed("Forbidden"), fails},
 			{"API server unavailable", failed("ServiceUnavailable"), "retry (server-side) by fallback"},
@@ -129,38 +168,49 @@ func TestWaiters(t *testing.T) {
 		// kubectl rollout status: StatefulSetStatusViewer.
 		"statefulset-rolled-out": {
 			{"another kind", obj("deployment-rolled-out"), "failure by acceptor 1"},
-			{"OnDelete", obj("statefulset-on-delete"), "failure by acceptor 2"},
-			{"spec update not observed", edited("statefulset-updating", func(o map[string]any) { at(o, "metadata")["generation"] = 4 }), "retry (server-side) by acceptor 3"},
-			{"never observed", edited("statefulset-updating", func(o map[string]any) { delete(at(o, "status"), "observedGeneration") }), "retry (server-side) by acceptor 3"},
-			{"pods not ready", edited("statefulset-updating", func(o map[string]any) { at(o, "status")["readyReplicas"] = 2 }), "retry (server-side) by acceptor 4"},
-			{"partition being updated", obj("statefulset-updating"), "retry (server-side) by acceptor 5"},
+			{"OnDelete", obj("statefulset-on-delete"), "failure by acceptor 3"},
+			{"spec update not observed", edited("statefulset-updating", func(o map[string]any) { at(o, "metadata")["generation"] = 4 }), "retry (server-side) by acceptor 4"},
+			{"never observed", edited("statefulset-updating", func(o map[string]any) { delete(at(o, "status"), "observedGeneration") }), "retry (server-side) by acceptor 4"},
+			{"pods not ready", edited("statefulset-updating", func(o map[string]any) { at(o, "status")["readyReplicas"] = 2 }), "retry (server-side) by acceptor 5"},
+			{"partition being updated", obj("statefulset-updating"), "retry (server-side) by acceptor 6"},
 			{"partition 2 updated", edited("statefulset-updating", func(o map[string]any) {
 				at(o, "spec.updateStrategy.rollingUpdate")["partition"] = 2
-			}), "success by acceptor 6"},
-			{"rolled out", obj("statefulset-rolled-out"), "success by acceptor 6"},
+			}), "success by acceptor 7"},
+			{"rolled out", obj("statefulset-rolled-out"), "success by acceptor 7"},
+			{"a partition as a string", edited("statefulset-updating", func(o map[string]any) {
+				at(o, "spec.updateStrategy.rollingUpdate")["partition"] = "0"
+			}), "failure by acceptor 2"},
 			{"no rollingUpdate, revisions differ", edited("statefulset-updating", func(o map[string]any) {
 				delete(at(o, "spec.updateStrategy"), "rollingUpdate")
-			}), "retry (server-side) by acceptor 7"},
+			}), "retry (server-side) by acceptor 8"},
 			{"no rollingUpdate, revision current", edited("statefulset-rolled-out", func(o map[string]any) {
 				delete(at(o, "spec.updateStrategy"), "rollingUpdate")
-			}), "success by acceptor 8"},
+			}), "success by acceptor 9"},
 		},
 		// kubectl rollout status: DaemonSetStatusViewer.
 		"daemonset-rolled-out": {
 			{"another kind", obj("statefulset-rolled-out"), "failure by acceptor 1"},
 			{"OnDelete", edited("daemonset-rolled-out", func(o map[string]any) {
 				o["spec"].(map[string]any)["updateStrategy"] = map[string]any{"type": "OnDelete"}
-			}), "failure by acceptor 2"},
-			{"spec update not observed", edited("daemonset-updating", func(o map[string]any) { at(o, "metadata")["generation"] = 3 }), "retry (server-side) by acceptor 3"},
-			{"pods being updated", obj("daemonset-updating"), "retry (server-side) by acceptor 4"},
-			{"updated pods not available", edited("daemonset-updating", func(o map[string]any) { at(o, "status")["updatedNumberScheduled"] = 3 }), "retry (server-side) by acceptor 5"},
-			{"rolled out", obj("daemonset-rolled-out"), "success by acceptor 6"},
+			}), "failure by acceptor 3"},
+			{"spec update not observed", edited("daemonset-updating", func(o map[string]any) { at(o, "metadata")["generation"] = 3 }), "retry (server-side) by acceptor 4"},
+			{"pods being updated", obj("daemonset-updating"), "retry (server-side) by acceptor 5"},
+			{"updated pods not available", edited("daemonset-updating", func(o map[string]any) { at(o, "status")["updatedNumberScheduled"] = 3 }), "retry (server-side) by acceptor 6"},
+			{"rolled out", obj("daemonset-rolled-out"), "success by acceptor 7"},
+			{"a number as a string", edited("daemonset-rolled-out", func(o map[string]any) { at(o, "status")["numberAvailable"] = "3" }), "failure by acceptor 2"},
 		},
 		// The Job condition types of kubernetes/api batch/v1.
 		"job-complete": {
 			{"running", obj("job-running"), notYet},
 			{"failed", obj("job-failed"), "failure by acceptor 1"},
 			{"complete", obj("job-complete"), "success by acceptor 2"},
+			{"failed, a condition of an older generation", edited("job-failed", olderCondition("Failed")), stale},
+			{"complete, a condition of an older generation", edited("job-complete", olderCondition("Complete")), stale},
+			{"complete, a condition of the current generation", edited("job-complete", currentCondition("Complete")), "success by acceptor 2"},
+			{"-o json forgotten", func(*testing.T) *acceptor.Attempt {
+				return stdoutAttempt("NAME   STATUS    COMPLETIONS   DURATION   AGE\npi     Running   0/1           3s         3s\n")
+			}, "failure by k8s: stdout is not a JSON object"},
+			{"-o yaml", func(*testing.T) *acceptor.Attempt { return stdoutAttempt("apiVersion: batch/v1\nkind: Job\n") }, "failure by k8s: stdout is not a JSON object"},
 			{"another kind", obj("pod-ready"), "failure by acceptor 3"},
 			{"forbidden", failed("Forbidden"), fails},
 		},
@@ -177,6 +227,8 @@ func TestWaiters(t *testing.T) {
 			{"failed", obj("pod-failed"), "failure by acceptor 1"},
 			{"succeeded", obj("pod-succeeded"), "failure by acceptor 2"},
 			{"ready", obj("pod-ready"), "success by acceptor 3"},
+			{"ready, a condition of an older pod spec", edited("pod-ready", olderCondition("Ready")), stale},
+			{"ready, a condition of the current pod spec", edited("pod-ready", currentCondition("Ready")), "success by acceptor 3"},
 			{"another kind", obj("node-ready"), "failure by acceptor 4"},
 		},
 		"pvc-bound": {
@@ -188,11 +240,14 @@ func TestWaiters(t *testing.T) {
 		"node-ready": {
 			{"not ready", obj("node-not-ready"), notYet},
 			{"ready", obj("node-ready"), "success by acceptor 1"},
+			{"ready, a condition of an older generation", edited("node-ready", olderCondition("Ready")), stale},
 			{"another kind", obj("pod-ready"), "failure by acceptor 2"},
 		},
 		"crd-established": {
 			{"installing", obj("crd-installing"), notYet},
 			{"established", obj("crd-established"), "success by acceptor 1"},
+			{"established, a condition of an older generation", edited("crd-established", olderCondition("Established")), stale},
+			{"name conflict, a condition of an older generation", edited("crd-name-conflict", olderCondition("NamesAccepted")), stale},
 			{"name conflict", obj("crd-name-conflict"), "failure by acceptor 2"},
 			{"another kind", obj("node-ready"), "failure by acceptor 3"},
 		},
@@ -211,6 +266,17 @@ func TestWaiters(t *testing.T) {
 		"deleted": {
 			{"still there", obj("deployment-rolled-out"), notYet},
 			{"not found", failed("NotFound"), "success by acceptor 1"},
+			{"not found, an empty List (kubectl get A B, both gone)", func(t *testing.T) *acceptor.Attempt {
+				a := stdoutAttempt(object(t, "list-empty", nil))
+				a.Failed, a.ExitCode, a.ErrorCode = true, 1, "NotFound"
+				return a
+			}, "success by acceptor 1"},
+			{"not found beside an object still there (kubectl get A B)", func(t *testing.T) *acceptor.Attempt {
+				a := stdoutAttempt(object(t, "list-empty", func(o map[string]any) { o["items"] = []any{map[string]any{"kind": "Deployment"}} }))
+				a.Failed, a.ExitCode, a.ErrorCode = true, 1, "NotFound"
+				return a
+			}, "retry (server-side) by k8s: NotFound beside an object still there"},
+			{"-o name", func(*testing.T) *acceptor.Attempt { return stdoutAttempt("deployment.apps/web\n") }, "failure by k8s: stdout is not a JSON object"},
 			{"--ignore-not-found prints nothing", func(*testing.T) *acceptor.Attempt { return stdoutAttempt("") }, "success by acceptor 2"},
 			{"a selector matches nothing", obj("list-empty"), "success by acceptor 2"},
 			{"a selector still matches", edited("list-empty", func(o map[string]any) {
@@ -243,7 +309,7 @@ func TestWaiters(t *testing.T) {
 				decided[n] = true
 			}
 		}
-		for i, a := range w.Acceptors {
+		for i, a := range w.Acceptors[ownChecks(w):] {
 			if !decided[i+1] {
 				t.Errorf("k8s:%s: no test reaches acceptor %d (%s)", name, i+1, a.Name)
 			}
@@ -333,4 +399,51 @@ func BenchmarkWaiter(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestNoKubeconfig: kubectl's refused localhost:8080 is a failure when no
+// kubeconfig exists (kubectl's fallback server), and polled when one does
+// (a configured server that is starting) or when the refused server is
+// another.
+func TestNoKubeconfig(t *testing.T) {
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config")
+	if err := os.WriteFile(config, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Waiter("pod-ready")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := func(server string) *acceptor.Attempt {
+		a := kubectlError("ConnectionRefused")
+		a.ErrorMessage = "The connection to the server " + server + " was refused"
+		return a
+	}
+	for _, tc := range []struct {
+		kubeconfig, home, server, want string
+	}{
+		{"", dir, "localhost:8080", "failure by k8s: no kubeconfig, localhost:8080 refused"},
+		{filepath.Join(dir, "missing") + ":" + filepath.Join(dir, "missing2"), dir, "localhost:8080", "failure by k8s: no kubeconfig, localhost:8080 refused"},
+		{filepath.Join(dir, "missing") + ":" + config, dir, "localhost:8080", "retry (client-side) by fallback"},
+		{config, dir, "localhost:8080", "retry (client-side) by fallback"},
+		{"", dir, "127.0.0.1:6443", "retry (client-side) by fallback"},
+	} {
+		t.Setenv("KUBECONFIG", tc.kubeconfig)
+		t.Setenv("HOME", tc.home)
+		if got := decide(w, refused(tc.server)); got != tc.want {
+			t.Errorf("KUBECONFIG=%q HOME=%s, %s refused: %s, want %s", tc.kubeconfig, tc.home, tc.server, got, tc.want)
+		}
+	}
+	// ~/.kube/config is kubectl's default.
+	if err := os.MkdirAll(filepath.Join(dir, ".kube"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(config, filepath.Join(dir, ".kube", "config")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("KUBECONFIG", "")
+	if got, want := decide(w, refused("localhost:8080")), "retry (client-side) by fallback"; got != want {
+		t.Errorf("~/.kube/config exists, localhost:8080 refused: %s, want %s", got, want)
+	}
 }

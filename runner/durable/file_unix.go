@@ -5,14 +5,14 @@ package durable
 import (
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/privatefile"
 )
@@ -30,15 +30,10 @@ import (
 // (.FILE.tmp-N) over it. Lock verifies, once it holds a lock, that the path
 // still names the inode it locked (an invocation that replaced or removed
 // it may have ended in between) and starts over if not.
-//
-// File works on bare descriptors (privatefile.OpenFD), not *os.File: a few
-// small reads and writes need no poller registration, and a first-attempt
-// success then costs lstat, open, flock, write, fdatasync, link, unlink and
-// close — nothing else.
 type File struct {
 	path string
-	fd   int             // the locked inode at path; -1 while there is none
-	st   *syscall.Stat_t // fd's fstat when Lock opened it
+	f    *os.File    // the locked inode at path; nil while there is none
+	fi   os.FileInfo // f's Stat when Lock opened it
 	// leftovers: there may be temporary files that killed writes left
 	// behind (the state was there when it was locked, or a write used a
 	// named temporary file): the first write sweeps them.
@@ -68,24 +63,24 @@ func MakeDir(path string) error {
 // directory, is not an error: the first Write creates them (MakeDir).
 func Lock(path string) (*File, error) {
 	for range 100 {
-		fd, st, err := openChecked(path)
-		if err == errNoFile {
-			return &File{path: path, fd: -1}, nil
+		f, fi, err := openChecked(path)
+		if errors.Is(err, errNoFile) {
+			return &File{path: path}, nil
 		}
 		if err != nil {
 			return nil, err
 		}
-		if err := privatefile.TryLockFD(fd, path); err != nil {
-			syscall.Close(fd)
+		if err := privatefile.TryLock(f); err != nil {
+			f.Close()
 			if errors.Is(err, privatefile.ErrWouldBlock) {
 				return nil, ErrBusy
 			}
 			return nil, err
 		}
-		if privatefile.SameStat(st, path) {
-			return &File{path: path, fd: fd, st: st, leftovers: true}, nil
+		if privatefile.Same(f, path) {
+			return &File{path: path, f: f, fi: fi, leftovers: true}, nil
 		}
-		syscall.Close(fd) // replaced or removed by the invocation that held it: again
+		f.Close() // replaced or removed by the invocation that held it: again
 	}
 	return nil, ErrBusy
 }
@@ -94,49 +89,32 @@ func Lock(path string) (*File, error) {
 // *RefusedError when the file is not private (group or others may read or write
 // it: not state to trust), or a *CorruptError.
 func (fl *File) Read() (*State, error) {
-	if fl.fd < 0 {
+	if fl.f == nil {
 		return nil, nil
 	}
-	if fl.st != nil {
-		if err := privatefile.CheckPrivateStat(fl.path, fl.st); err != nil {
+	if fl.fi != nil {
+		if err := privatefile.CheckPrivate(fl.path, fl.fi.Mode()); err != nil {
 			return nil, refused(err)
 		}
 	}
-	size := int64(4096) // a state this invocation wrote
-	if fl.st != nil {
-		size = fl.st.Size
-	}
-	b, err := readAll(fl.fd, fl.path, size)
+	b, err := readAll(fl.f)
 	if err != nil {
 		return nil, err
 	}
 	return Decode(b)
 }
 
-// readAll reads the file fd from its start, size bytes as fstat saw it
-// and whatever follows, up to maxFileSize (a *CorruptError past it).
-func readAll(fd int, path string, size int64) ([]byte, error) {
-	b := make([]byte, 0, min(max(size, 0), maxFileSize)+1)
-	for {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		var n int
-		err := ignoringEINTR(func() (err error) {
-			n, err = syscall.Pread(fd, b[len(b):cap(b)], int64(len(b)))
-			return err
-		})
-		if err != nil {
-			return nil, &os.PathError{Op: "read", Path: path, Err: err}
-		}
-		b = b[:len(b)+n]
-		if len(b) > maxFileSize {
-			return nil, &CorruptError{fmt.Sprintf("larger than %d bytes", maxFileSize)}
-		}
-		if n == 0 {
-			return b, nil
-		}
+// readAll reads f from its start, up to maxFileSize (a *CorruptError
+// past it).
+func readAll(f *os.File) ([]byte, error) {
+	b, err := io.ReadAll(io.NewSectionReader(f, 0, maxFileSize+1))
+	if err != nil {
+		return nil, err
 	}
+	if len(b) > maxFileSize {
+		return nil, &CorruptError{fmt.Sprintf("larger than %d bytes", maxFileSize)}
+	}
+	return b, nil
 }
 
 // maxFileSize bounds what Read and ReadFile read: a state with a full
@@ -166,7 +144,7 @@ func (fl *File) Write(s *State) error {
 	if err != nil {
 		return err
 	}
-	if fl.fd < 0 {
+	if fl.f == nil {
 		err = fl.create(b)
 	} else {
 		err = fl.replace(b)
@@ -186,38 +164,38 @@ func (fl *File) Write(s *State) error {
 // temporary file linked there and unlinked.
 func (fl *File) create(b []byte) error {
 	dir, _ := fl.split()
-	fd, err := openTmpfile(dir)
-	if errors.Is(err, syscall.ENOENT) {
+	f, err := openTmpfile(dir)
+	if errors.Is(err, fs.ErrNotExist) {
 		if err := MakeDir(fl.path); err != nil {
 			return err
 		}
-		fd, err = openTmpfile(dir)
+		f, err = openTmpfile(dir)
 	}
 	if errors.Is(err, errNoTmpfile) {
 		return fl.createNamed(b)
 	}
 	if err != nil {
-		return &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	if err := fill(fd, dir, b); err != nil {
-		syscall.Close(fd)
 		return err
 	}
-	switch err := linkTmpfile(fd, fl.path); {
+	if err := fill(f, dir, b); err != nil {
+		f.Close()
+		return err
+	}
+	switch err := linkTmpfile(f, fl.path); {
 	case err == nil:
-		fl.fd = fd
+		fl.f = f
 		return nil
-	case err == syscall.EEXIST:
-		syscall.Close(fd)
+	case errors.Is(err, fs.ErrExist):
+		f.Close()
 		return ErrBusy // another invocation created it first
-	case err == syscall.ENOENT:
+	case errors.Is(err, fs.ErrNotExist):
 		// Neither linkat(AT_EMPTY_PATH) nor /proc/self/fd is there to
 		// name it (or the directory went away): a named file then.
-		syscall.Close(fd)
+		f.Close()
 		return fl.createNamed(b)
 	default:
-		syscall.Close(fd)
-		return &os.LinkError{Op: "link", Old: "(unnamed file)", New: fl.path, Err: err}
+		f.Close()
+		return err
 	}
 }
 
@@ -226,106 +204,95 @@ func (fl *File) create(b []byte) error {
 // killed in between.
 func (fl *File) createNamed(b []byte) error {
 	fl.leftovers = true
-	fd, tmp, err := fl.temp(b)
+	f, tmp, err := fl.temp(b)
 	if err != nil {
 		return err
 	}
-	err = ignoringEINTR(func() error { return syscall.Link(tmp, fl.path) })
+	err = os.Link(tmp, fl.path)
 	_ = syscall.Unlink(tmp) // if it stays, the next write's sweep removes it
 	if err != nil {
-		syscall.Close(fd)
-		if err == syscall.EEXIST || err == syscall.ENOENT {
+		f.Close()
+		if errors.Is(err, fs.ErrExist) || errors.Is(err, fs.ErrNotExist) {
 			return ErrBusy // another invocation created it first (and swept ours)
 		}
-		return &os.LinkError{Op: "link", Old: tmp, New: fl.path, Err: err}
+		return err
 	}
-	fl.fd = fd
+	fl.f = f
 	return nil
 }
 
 // replace renames a temporary file holding b over the state this
 // invocation holds; the new inode, locked, is then the one held.
 func (fl *File) replace(b []byte) error {
-	fd, tmp, err := fl.temp(b)
+	f, tmp, err := fl.temp(b)
 	if err != nil {
 		return err
 	}
-	if err := ignoringEINTR(func() error { return syscall.Rename(tmp, fl.path) }); err != nil {
+	if err := os.Rename(tmp, fl.path); err != nil {
 		_ = syscall.Unlink(tmp) // if it stays, the next write's sweep removes it
-		syscall.Close(fd)
-		return &os.LinkError{Op: "rename", Old: tmp, New: fl.path, Err: err}
+		f.Close()
+		return err
 	}
-	syscall.Close(fl.fd)
-	fl.fd = fd
+	fl.f.Close()
+	fl.f, fl.fi = f, nil
 	return nil
 }
 
 // temp makes a temporary file .FILE.tmp-N in the state's directory (made
 // when missing) holding b, locked and synced (fill), and returns it.
-func (fl *File) temp(b []byte) (fd int, name string, err error) {
+func (fl *File) temp(b []byte) (f *os.File, name string, err error) {
 	dir, base := fl.split()
 	for try := 0; ; try++ {
 		name = filepath.Join(dir, tempPrefix(base)+strconv.FormatUint(uint64(rand.Uint32()), 10))
-		err = ignoringEINTR(func() (err error) {
-			fd, err = syscall.Open(name, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0o600)
-			return err
-		})
-		if err == syscall.ENOENT && try == 0 {
+		f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+		if errors.Is(err, fs.ErrNotExist) && try == 0 {
 			if err := MakeDir(fl.path); err != nil {
-				return -1, "", err
+				return nil, "", err
 			}
 			continue
 		}
-		if err == syscall.EEXIST && try < 100 {
+		if errors.Is(err, fs.ErrExist) && try < 100 {
 			continue
 		}
 		if err != nil {
-			return -1, "", &os.PathError{Op: "open", Path: name, Err: err}
+			return nil, "", err
 		}
 		break
 	}
-	if err := fill(fd, name, b); err != nil {
+	if err := fill(f, name, b); err != nil {
 		_ = syscall.Unlink(name) // if it stays, the next write's sweep removes it
-		syscall.Close(fd)
-		return -1, "", err
+		f.Close()
+		return nil, "", err
 	}
-	return fd, name, nil
+	return f, name, nil
 }
 
-// fill locks the new file fd — at once, so that a sweep by the holder of
+// fill locks the new file f — at once, so that a sweep by the holder of
 // the state's lock tells this live write from a dead one's leftovers, and
 // so that the file is locked before it appears at the path — writes b to
 // it and syncs its data (datasync).
-func fill(fd int, name string, b []byte) error {
+func fill(f *os.File, name string, b []byte) error {
 	// A file system without Unix permissions (vfat, a Windows drive under
 	// WSL, some CIFS and FUSE mounts) shows a file made 0600 as 0755 or
 	// 0777: every later invocation would refuse it as not private, so
 	// the sequence is refused now, before its first attempt.
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return &os.PathError{Op: "fstat", Path: name, Err: err}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
 	}
-	if err := privatefile.CheckPrivateStat(name, &st); err != nil {
-		return &RefusedError{filepath.Dir(name), fmt.Sprintf("is on a file system that does not keep a file private (one made 0600 shows mode %04o): give a --state path on a file system with Unix permissions", st.Mode&0o777)}
+	if err := privatefile.CheckPrivate(name, fi.Mode()); err != nil {
+		return &RefusedError{filepath.Dir(name), fmt.Sprintf("is on a file system that does not keep a file private (one made 0600 shows mode %04o): give a --state path on a file system with Unix permissions", fi.Mode().Perm())}
 	}
-	if err := privatefile.TryLockFD(fd, name); err != nil {
+	if err := privatefile.TryLock(f); err != nil {
 		if errors.Is(err, privatefile.ErrWouldBlock) {
 			return ErrBusy // swept and taken over in between
 		}
 		return err
 	}
-	for len(b) > 0 {
-		var n int
-		err := ignoringEINTR(func() (err error) {
-			n, err = syscall.Write(fd, b)
-			return err
-		})
-		if err != nil {
-			return &os.PathError{Op: "write", Path: name, Err: err}
-		}
-		b = b[n:]
+	if _, err := f.Write(b); err != nil {
+		return err
 	}
-	if err := ignoringEINTR(func() error { return datasync(fd) }); err != nil {
+	if err := datasync(f); err != nil {
 		return &os.PathError{Op: "sync", Path: name, Err: err}
 	}
 	return nil
@@ -349,54 +316,29 @@ func (fl *File) split() (dir, base string) {
 func (fl *File) sweep() {
 	dir, base := fl.split()
 	prefix := tempPrefix(base)
-	for _, n := range readDirNames(dir) {
-		if !strings.HasPrefix(n, prefix) {
+	entries, _ := os.ReadDir(dir) // what cannot be read is swept later
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) {
 			continue
 		}
-		p := filepath.Join(dir, n)
-		fd, st, err := openChecked(p)
+		p := filepath.Join(dir, e.Name())
+		f, _, err := openChecked(p)
 		if err != nil {
 			continue
 		}
-		if privatefile.TryLockFD(fd, p) == nil && privatefile.SameStat(st, p) {
+		if privatefile.TryLock(f) == nil && privatefile.Same(f, p) {
 			_ = syscall.Unlink(p) // what stays is removed later
 		}
-		syscall.Close(fd)
+		f.Close()
 	}
 }
-
-// readDirNames lists the names in dir; nothing when it cannot be read.
-func readDirNames(dir string) []string {
-	fd, err := syscall.Open(dir, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return nil
-	}
-	defer syscall.Close(fd)
-	var names []string
-	buf := make([]byte, dirBufSize)
-	for {
-		n, err := unix.ReadDirent(fd, buf)
-		if err == syscall.EINTR {
-			continue
-		}
-		if err != nil || n <= 0 {
-			return names
-		}
-		_, _, names = unix.ParseDirent(buf[:n], -1, names)
-	}
-}
-
-// dirBufSize is readDirNames' buffer: a variable, so that the buffer is
-// on the heap — on the stack, its 8 KiB frame would make the runtime copy
-// the main goroutine's stack to a larger one.
-var dirBufSize = 8192
 
 // Remove removes the state file, still holding its lock. Without a file it
 // does nothing. Nothing is synced: a power loss right after may bring back
 // the state written before the attempt, whose next invocation then counts
 // the attempt as unfinished, as for a crash during it.
 func (fl *File) Remove() error {
-	if fl.fd < 0 {
+	if fl.f == nil {
 		return nil
 	}
 	if err := syscall.Unlink(fl.path); err != nil && err != syscall.ENOENT {
@@ -407,19 +349,16 @@ func (fl *File) Remove() error {
 
 // Exists reports whether a state file was at the path when it was locked
 // or written.
-func (fl *File) Exists() bool { return fl.fd >= 0 }
+func (fl *File) Exists() bool { return fl.f != nil }
 
 // Close releases the lock.
 func (fl *File) Close() error {
-	if fl.fd < 0 {
+	if fl.f == nil {
 		return nil
 	}
-	err := syscall.Close(fl.fd)
-	fl.fd = -1
-	if err != nil {
-		return &os.PathError{Op: "close", Path: fl.path, Err: err}
-	}
-	return nil
+	err := fl.f.Close()
+	fl.f = nil
+	return err
 }
 
 // ReadFile reads the state at path without locking it (retry state show):
@@ -427,60 +366,53 @@ func (fl *File) Close() error {
 // refuses; a state that is not private it reads (to be shown, so that its
 // owner can decide), where Read refuses it. No file: nil, nil.
 func ReadFile(path string) (*State, error) {
-	fd, st, err := openChecked(path)
-	if err == errNoFile {
+	f, _, err := openChecked(path)
+	if errors.Is(err, errNoFile) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	defer syscall.Close(fd)
-	b, err := readAll(fd, path, st.Size)
+	defer f.Close()
+	b, err := readAll(f)
 	if err != nil {
 		return nil, err
 	}
 	return Decode(b)
 }
 
-// openChecked opens path for reading (privatefile.OpenFD) and refuses,
-// with a *RefusedError, anything but a regular file owned by the effective
+// openChecked opens path for reading (privatefile.Open) and refuses, with
+// a *RefusedError, anything but a regular file owned by the effective
 // user. The path is looked at first, so that a socket is refused rather
 // than failing to open, and a device is never opened. No file, or no
 // directory: errNoFile.
-func openChecked(path string) (int, *syscall.Stat_t, error) {
-	var st syscall.Stat_t
-	if err := ignoringEINTR(func() error { return syscall.Lstat(path, &st) }); err != nil {
-		if err == syscall.ENOENT {
-			return -1, nil, errNoFile
-		}
-		return -1, nil, &os.PathError{Op: "lstat", Path: path, Err: err}
+func openChecked(path string) (*os.File, os.FileInfo, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, errNoFile
 	}
-	if err := privatefile.CheckStat(path, &st); err != nil {
-		return -1, nil, refused(err)
-	}
-	fd, fst, err := privatefile.OpenFD(path, syscall.O_RDONLY, 0)
 	if err != nil {
-		if errors.Is(err, syscall.ENOENT) {
-			return -1, nil, errNoFile // removed since
-		}
-		return -1, nil, refused(err)
+		return nil, nil, err
 	}
-	return fd, fst, nil
+	if err := privatefile.Check(path, fi); err != nil {
+		return nil, nil, refused(err)
+	}
+	f, err := privatefile.Open(path, os.O_RDONLY, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, errNoFile // removed since
+	}
+	if err != nil {
+		return nil, nil, refused(err)
+	}
+	if fi, err = f.Stat(); err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, fi, nil
 }
 
-// errNoFile is openChecked's error when there is no file at the path. (A
-// comparison, not errors.Is: that would look up interface methods of the
-// error's types at run time, on every invocation.)
+// errNoFile is openChecked's error when there is no file at the path.
 var errNoFile = errors.New("no file")
-
-// ignoringEINTR calls f until it returns something else than EINTR.
-func ignoringEINTR(f func() error) error {
-	for {
-		if err := f(); err != syscall.EINTR {
-			return err
-		}
-	}
-}
 
 // refused words a refusal of privatefile as a *RefusedError of a state
 // file; other errors pass unchanged.

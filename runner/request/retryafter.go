@@ -79,8 +79,11 @@ func parseHTTPDate(v string, now time.Time) (time.Time, error) {
 	}
 	ny := now.UTC().Year()
 	y := ny - ny%100 + t.Year()%100 // this century
-	if y > ny+50 {
-		y -= 100
+	d := t.AddDate(y-t.Year(), 0, 0)
+	if d.After(now.AddDate(50, 0, 0)) {
+		// More than 50 years after now, as a date, not as a year: on
+		// 2026-11-28, 29-Dec-76 is 1976 and 27-Nov-76 is 2076.
+		d = d.AddDate(-100, 0, 0)
 	}
-	return t.AddDate(y-t.Year(), 0, 0), nil
+	return d, nil
 }

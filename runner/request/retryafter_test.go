@@ -77,6 +77,10 @@ func TestRetryAfterRFC850Year(t *testing.T) {
 		{"Wednesday, 01-Jan-70 00:00:00 GMT", time.Date(2070, time.January, 1, 0, 0, 0, 0, time.UTC)},
 		{"Monday, 01-Jan-76 00:00:00 GMT", time.Date(2076, time.January, 1, 0, 0, 0, 0, time.UTC)},
 		{"Saturday, 01-Jan-77 00:00:00 GMT", time.Time{}}, // 2077 is more than 50 years ahead: 1977
+		// The rule compares dates, not years: 2076-12-29 is more than 50
+		// years after 2026-11-25 (1976), 2076-11-25 12:00 is not.
+		{"Tuesday, 29-Dec-76 00:00:00 GMT", time.Time{}},
+		{"Wednesday, 25-Nov-76 12:00:00 GMT", time.Date(2076, time.November, 25, 12, 0, 0, 0, time.UTC)},
 		{"Friday, 01-Jan-99 00:00:00 GMT", time.Time{}},   // 1999
 		{"Sunday, 06-Nov-94 08:49:37 GMT", time.Time{}},   // RFC 9110's own example: 1994
 		{"Saturday, 01-Jan-00 00:00:00 GMT", time.Time{}}, // 2000

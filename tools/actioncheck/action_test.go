@@ -15,7 +15,9 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -208,22 +210,23 @@ func (r *runner) expand(s string) string {
 	})
 }
 
-// run runs step s and returns its combined output and exit status.
-func (r *runner) run(s step) (string, int) {
+// command returns the process that runs step s as the runner does: a fresh
+// $GITHUB_OUTPUT and $GITHUB_PATH, the env of the step with its
+// expressions substituted.
+func (r *runner) command(s step) *exec.Cmd {
 	script := filepath.Join(r.dir, "step.sh")
 	if err := os.WriteFile(script, []byte(s.Run), 0o600); err != nil {
 		r.t.Fatal(err)
 	}
-	out := filepath.Join(r.dir, "output-"+s.ID)
-	ghPath := filepath.Join(r.dir, "path")
-	for _, f := range []string{out, ghPath} {
+	for _, f := range []string{r.outputFile(s), r.pathFile()} {
 		if err := os.WriteFile(f, nil, 0o600); err != nil {
 			r.t.Fatal(err)
 		}
 	}
 	c := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", script)
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // a process group to stop
 	c.Env = append([]string{}, r.env...)
-	c.Env = append(c.Env, "GITHUB_OUTPUT="+out, "GITHUB_PATH="+ghPath)
+	c.Env = append(c.Env, "GITHUB_OUTPUT="+r.outputFile(s), "GITHUB_PATH="+r.pathFile())
 	pathVar := os.Getenv("PATH")
 	if len(r.path) > 0 {
 		pathVar = strings.Join(r.path, ":") + ":" + pathVar
@@ -232,24 +235,59 @@ func (r *runner) run(s step) (string, int) {
 	for k, v := range s.Env {
 		c.Env = append(c.Env, k+"="+r.expand(v))
 	}
-	b, err := c.CombinedOutput()
+	return c
+}
+
+func (r *runner) outputFile(s step) string { return filepath.Join(r.dir, "output-"+s.ID) }
+func (r *runner) pathFile() string         { return filepath.Join(r.dir, "path") }
+
+// run runs step s and returns its combined output (stdout and stderr on
+// one pipe, in the order they were written) and exit status.
+func (r *runner) run(s step) (string, int) {
+	c := r.command(s)
+	var b bytes.Buffer
+	c.Stdout, c.Stderr = &b, &b
+	if err := c.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+	defer stopAfter(r.t, c, stepLimit).Stop()
+	err := c.Wait()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	} else if err != nil {
 		r.t.Fatal(err)
 	}
-	outputs, err := parseOutputs(readFile(r.t, out))
+	r.ended(s)
+	return b.String(), code
+}
+
+// stepLimit bounds a step's run: a step still running then is killed and
+// the test fails (an attempt count that never ends, a wait that is never
+// over), instead of the test binary's own timeout.
+var stepLimit = 3 * time.Minute
+
+// stopAfter kills c's process group once d has passed, failing the test.
+func stopAfter(t *testing.T, c *exec.Cmd, d time.Duration) *time.Timer {
+	return time.AfterFunc(d, func() {
+		t.Errorf("the step still ran after %s: killed", d)
+		_ = syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
+	})
+}
+
+// ended reads what step s left: its outputs, and the PATH entries for the
+// steps after it.
+func (r *runner) ended(s step) {
+	outputs, err := parseOutputs(readFile(r.t, r.outputFile(s)))
 	if err != nil {
 		r.t.Fatalf("step %s: GITHUB_OUTPUT: %v", s.ID, err)
 	}
 	r.outputs[s.ID] = outputs
-	for _, line := range strings.Split(strings.TrimSpace(readFile(r.t, ghPath)), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(readFile(r.t, r.pathFile())), "\n") {
 		if line != "" {
 			r.path = append([]string{line}, r.path...)
 		}
 	}
-	return string(b), code
 }
 
 // parseOutputs reads $GITHUB_OUTPUT: NAME=VALUE lines and NAME<<DELIM
@@ -344,7 +382,7 @@ func TestActionRunsLocally(t *testing.T) {
 	if code != 7 || !strings.Contains(out, "::error title=retry::gave up after 2 attempts (attempts exhausted); last attempt: exit status 7") {
 		t.Errorf("failing step: status %d, want 7:\n%s", code, out)
 	}
-	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:2 exit-code:7 exit_code:7 exit_error:attempts exhausted after 2 attempts: retry exited 7 outcome:attempts exhausted total_attempts:2]"; got != want {
+	if got, want := fmt.Sprint(r.actionOutputs(a)), "map[attempts:2 exit-code:7 exit_code:7 exit_error:attempts exhausted after 2 attempts: the last attempt exited 7 outcome:attempts exhausted total_attempts:2]"; got != want {
 		t.Errorf("outputs %s, want %s", got, want)
 	}
 
@@ -427,152 +465,4 @@ func tarGz(t *testing.T, name, content string) []byte {
 	tw.Close()
 	gz.Close()
 	return buf.Bytes()
-}
-
-// nickWorkflow is a workflow step written for nick-fields/retry, as users
-// have them: only its inputs, under with:.
-const nickWorkflow = `
-uses: nick-fields/retry@v3
-with:
-  timeout_seconds: 20
-  max_attempts: 3
-  retry_wait_seconds: 0
-  command: |
-    n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNTER"
-    echo "attempt $n"
-    [ $n -ge 3 ]
-`
-
-// TestNickFieldsDropIn runs the action with a workflow written for
-// nick-fields/retry (its inputs only, its outputs read back), then each of
-// its inputs that changes behaviour, as README's migration table says.
-func TestNickFieldsDropIn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds retry")
-	}
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go on PATH")
-	}
-	a := loadAction(t)
-	var wf step
-	if err := yaml.Unmarshal([]byte(nickWorkflow), &wf); err != nil {
-		t.Fatal(err)
-	}
-	// The install step builds this checkout (a runner downloads a release).
-	r := newRunner(t, map[string]string{"command": "true", "go-install": "true"})
-	if out, code := r.run(a.Runs.Steps[0]); code != 0 {
-		t.Fatalf("install step: status %d:\n%s", code, out)
-	}
-	defaults := map[string]string{}
-	for name, in := range a.Inputs {
-		defaults[name] = in.Default
-	}
-	// step runs the retry step with nick-fields/retry's with: plus changes.
-	step := func(change map[string]string) (string, int, map[string]string) {
-		t.Helper()
-		r.inputs = map[string]string{}
-		for k, v := range defaults {
-			r.inputs[k] = v
-		}
-		for k, v := range wf.With {
-			if _, ok := a.Inputs[k]; !ok {
-				t.Fatalf("nick-fields/retry input %s is not an input of action.yml", k)
-			}
-			r.inputs[k] = v
-		}
-		for k, v := range change {
-			r.inputs[k] = v
-		}
-		counter := filepath.Join(t.TempDir(), "count")
-		r.env = append(r.env, "COUNTER="+counter)
-		out, code := r.run(a.Runs.Steps[1])
-		return out, code, r.actionOutputs(a)
-	}
-	nick := func(o map[string]string) string {
-		return fmt.Sprintf("total_attempts=%s exit_code=%s exit_error=%q", o["total_attempts"], o["exit_code"], o["exit_error"])
-	}
-
-	// The workflow as written: two failures, then success on attempt 3.
-	out, code, o := step(nil)
-	if code != 0 || nick(o) != `total_attempts=3 exit_code=0 exit_error=""` {
-		t.Errorf("status %d, outputs %s:\n%s", code, nick(o), out)
-	}
-	if !strings.Contains(out, "::warning title=retry::attempt 1/3: exit status 1") || !strings.Contains(out, "attempt 3\n") {
-		t.Errorf("log:\n%s", out)
-	}
-
-	cases := []struct {
-		name   string
-		change map[string]string
-		code   int
-		nick   string
-		log    []string // lines the log must hold
-		nolog  []string // and must not
-	}{
-		{"continue_on_error keeps the outputs and succeeds",
-			map[string]string{"command": "exit 4", "max_attempts": "2", "continue_on_error": "true"}, 0,
-			`total_attempts=2 exit_code=4 exit_error="attempts exhausted after 2 attempts: retry exited 4"`,
-			[]string{"::warning title=retry::continue_on_error: the step succeeds although retry exited 4"}, nil},
-		{"retry_on timeout: an error fails at once",
-			map[string]string{"command": "exit 3", "retry_on": "timeout"}, 3,
-			`total_attempts=1 exit_code=3 exit_error="failure after 1 attempts: retry exited 3"`, nil, nil},
-		{"retry_on error: a timeout fails at once",
-			map[string]string{"command": "sleep 7713 || true", "timeout_seconds": "1", "retry_on": "error"}, 124,
-			`total_attempts=1 exit_code=124 exit_error="failure after 1 attempts: retry exited 124"`,
-			[]string{"--failure-error timeout"}, nil},
-		{"retry_on_exit_code: another status ends the run",
-			map[string]string{"command": `n=$(( $(cat "$COUNTER" 2>/dev/null || echo 0) + 1 )); echo $n > "$COUNTER"; [ $n = 1 ] && exit 2; exit 5`, "retry_on_exit_code": "2"}, 5,
-			`total_attempts=2 exit_code=5 exit_error="failure after 2 attempts: retry exited 5"`, nil, nil},
-		{"new_command_on_retry runs from attempt 2",
-			map[string]string{"command": "echo first; exit 1", "new_command_on_retry": "echo again"}, 0,
-			`total_attempts=2 exit_code=0 exit_error=""`, []string{"first\n", "again\n"}, nil},
-		{"on_retry_command runs before each retry",
-			map[string]string{"command": "exit 1", "max_attempts": "2", "on_retry_command": "echo cleaning up"}, 1,
-			`total_attempts=2 exit_code=1 exit_error="attempts exhausted after 2 attempts: retry exited 1"`, []string{"cleaning up\n"}, nil},
-		{"warning_on_retry false: plain lines",
-			map[string]string{"command": "exit 1", "max_attempts": "2", "warning_on_retry": "false"}, 1,
-			`total_attempts=2 exit_code=1 exit_error="attempts exhausted after 2 attempts: retry exited 1"`,
-			[]string{"retry: attempt 1/2: exit status 1"}, []string{"::warning title=retry::attempt"}},
-		{"shell sh",
-			map[string]string{"command": "[ -z \"$BASH_VERSION\" ]", "shell": "sh"}, 0, `total_attempts=1 exit_code=0 exit_error=""`, nil, nil},
-		{"shell python",
-			map[string]string{"command": "import sys; print('from python'); sys.exit(0)", "shell": "python"}, 0,
-			`total_attempts=1 exit_code=0 exit_error=""`, []string{"from python\n"}, nil},
-		{"shell cmd is Windows-only",
-			map[string]string{"shell": "cmd"}, 125,
-			`total_attempts=0 exit_code=125 exit_error="shell: \"cmd\" runs on Windows runners only, which retry does not support: want bash, sh, python or pwsh"`,
-			[]string{`::error title=retry::shell: "cmd" runs on Windows runners only`}, nil},
-		{"both timeouts refused",
-			map[string]string{"timeout_minutes": "1"}, 125,
-			`total_attempts=0 exit_code=125 exit_error="timeout_minutes: set timeout_minutes or timeout_seconds, not both"`, nil, nil},
-		{"a number that is not one",
-			map[string]string{"max_attempts": "three"}, 125,
-			`total_attempts=0 exit_code=125 exit_error="max_attempts: \"three\": want a whole number"`, nil, nil},
-		{"retry_on out of its words",
-			map[string]string{"retry_on": "sometimes"}, 125,
-			`total_attempts=0 exit_code=125 exit_error="retry_on: \"sometimes\": want any, timeout or error"`, nil, nil},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.change["shell"] == "python" {
-				if _, err := exec.LookPath("python3"); err != nil {
-					t.Skip("no python3")
-				}
-			}
-			out, code, o := step(c.change)
-			if code != c.code || nick(o) != c.nick {
-				t.Errorf("status %d (want %d), outputs %s\nwant %s\n%s", code, c.code, nick(o), c.nick, out)
-			}
-			for _, l := range c.log {
-				if !strings.Contains(out, l) {
-					t.Errorf("log has no %q:\n%s", l, out)
-				}
-			}
-			for _, l := range c.nolog {
-				if strings.Contains(out, l) {
-					t.Errorf("log has %q:\n%s", l, out)
-				}
-			}
-		})
-	}
 }

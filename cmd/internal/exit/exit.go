@@ -80,7 +80,8 @@ Exit status:
            invocation
   124      the --max-time budget ran out, or run's last attempt timed out;
            wait: gave up (time or attempts) before a terminal state
-  125      retry's own error: bad usage, invalid expression, unreadable waiter file
+  125      retry's own error: bad usage, invalid expression, unreadable
+           waiter file; wait --waiter k8s:…: stdout not JSON (add -o json)
   126/127  the command cannot be executed / was not found (or its #! interpreter)
   128+N    retry itself received signal N
 `

@@ -35,7 +35,7 @@ func flagGroups() []flagGroup {
 			{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
 			{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
 			{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
-			{"CI", []string{"ci"}},
+			{"CI", []string{"ci", "ci-retry-annotation", "ci-failure-annotation"}},
 		}
 	})
 	return flagGroupsTable

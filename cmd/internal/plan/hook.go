@@ -15,13 +15,13 @@ func (o *Options) onRetry(p *Plan) error {
 		return nil
 	}
 	if strings.TrimSpace(o.Process.OnRetry) == "" {
-		return exit.Usagef("--on-retry: want a command string to run before every retry, like 'rm -f build.lock'")
+		return exit.Usagef("%s: want a command string to run before every retry, like 'rm -f build.lock'", o.flagName("on-retry"))
 	}
 	argv := []string{o.Process.ShellPath, "-c", o.Process.OnRetry}
 	if !o.Process.Shell {
 		var err error
 		if argv, err = shellwords.Split(o.Process.OnRetry); err != nil {
-			return exit.Usagef("--on-retry: %v", err)
+			return exit.Usagef("%s: %v", o.flagName("on-retry"), err)
 		}
 	}
 	killAfter := o.Process.KillAfter

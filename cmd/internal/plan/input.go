@@ -129,6 +129,7 @@ func (v sizeValue) Set(s string) error {
 // lines, and --max-output's refusal must say what the flag accepts.
 func ParseSize(s string) (int64, error) {
 	bad := errors.New("want a size like 1048576, 512K, 10M or 1GiB")
+	tooLarge := errors.New("too large: the most is 8EiB (2^63-1 bytes)")
 	t := strings.TrimSpace(s)
 	i := 0
 	for i < len(t) && (t[i] >= '0' && t[i] <= '9' || t[i] == '.') {
@@ -154,7 +155,10 @@ func ParseSize(s string) (int64, error) {
 	}
 	if !strings.Contains(num, ".") {
 		n, err := strconv.ParseInt(num, 10, 64)
-		if err != nil || (shift > 0 && n > math.MaxInt64>>shift) {
+		if errors.Is(err, strconv.ErrRange) || err == nil && shift > 0 && n > math.MaxInt64>>shift {
+			return 0, tooLarge
+		}
+		if err != nil {
 			return 0, bad
 		}
 		return n << shift, nil
@@ -168,7 +172,7 @@ func ParseSize(s string) (int64, error) {
 	}
 	f *= float64(int64(1) << shift)
 	if math.IsInf(f, 0) || math.IsNaN(f) || f >= math.MaxInt64 {
-		return 0, bad
+		return 0, tooLarge
 	}
 	return int64(f), nil
 }

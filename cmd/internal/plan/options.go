@@ -32,8 +32,16 @@ type Options struct {
 	Process Process
 	Net     Net
 	CI      string // --ci: auto, github, gitlab or none
+	// CIRetryAnnotation and CIFailureAnnotation are the GitHub annotation
+	// of a retried attempt (warning or none) and of a run that does not
+	// succeed (error or warning).
+	CIRetryAnnotation   string
+	CIFailureAnnotation string
 
 	Args []string
+	// ArgvAfterDash says the arguments came after "--": they are argv,
+	// word for word, never a command string to split.
+	ArgvAfterDash bool
 
 	// set records which flags the user gave (command line or environment);
 	// fromEnv those that came from the environment.
@@ -130,16 +138,18 @@ type Net struct {
 // New returns the defaults of run (wait false) or wait (wait true).
 func New(wait bool, io *iostreams.IOStreams) *Options {
 	o := &Options{
-		Wait:    wait,
-		Budget:  Budget{Attempts: 5, Consecutive: 1},
-		Delay:   Delay{Backoff: "exponential", Base: time.Second, Max: 20 * time.Second, Throttle: 5 * time.Second, Multiplier: 2, MaxRetryAfter: 60 * time.Second},
-		Retry:   RetryBudget{Mode: "standard", WhenEmpty: "fail"},
-		Output:  Output{Format: "json", LogFormat: "text"},
-		Process: Process{ShellPath: "/bin/sh", KillAfter: 5 * time.Second},
-		CI:      "auto",
-		IO:      io,
-		set:     map[string]bool{},
-		fromEnv: map[string]bool{},
+		Wait:                wait,
+		Budget:              Budget{Attempts: 5, Consecutive: 1},
+		Delay:               Delay{Backoff: "exponential", Base: time.Second, Max: 20 * time.Second, Throttle: 5 * time.Second, Multiplier: 2, MaxRetryAfter: 60 * time.Second},
+		Retry:               RetryBudget{Mode: "standard", WhenEmpty: "fail"},
+		Output:              Output{Format: "json", LogFormat: "text"},
+		Process:             Process{ShellPath: "/bin/sh", KillAfter: 5 * time.Second},
+		CI:                  "auto",
+		CIRetryAnnotation:   "warning",
+		CIFailureAnnotation: "error",
+		IO:                  io,
+		set:                 map[string]bool{},
+		fromEnv:             map[string]bool{},
 	}
 	if wait {
 		o.Budget.Attempts = 0
@@ -198,6 +208,8 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
+	fs.Var(enumValue{&o.CIRetryAnnotation, []string{"warning", "none"}}, "ci-retry-annotation", "GitHub: a retried attempt is a warning annotation, or none (its log line only)")
+	fs.Var(enumValue{&o.CIFailureAnnotation, []string{"error", "warning"}}, "ci-failure-annotation", "GitHub: a run that does not succeed is an error annotation, or a warning (a step allowed to fail)")
 
 	fs.BoolVar(&o.Process.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
 	fs.StringVar(&o.Process.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")

@@ -60,8 +60,9 @@ func (o *Options) source(p *Plan, kind attemptKind, needJSON bool) error {
 	return nil
 }
 
-// argv turns the arguments into the command to run: argv as given, one
-// string split by shell-word rules, or the shell with --shell.
+// argv turns the arguments into the command to run: argv as given (always
+// so after "--"), one string given without "--" split by shell-word rules,
+// or the shell with --shell.
 func (o *Options) argv() ([]string, error) {
 	args := o.Args
 	if len(args) == 0 {
@@ -76,7 +77,9 @@ func (o *Options) argv() ([]string, error) {
 		}
 		return []string{o.Process.ShellPath, "-c", args[0]}, nil
 	}
-	if len(args) == 1 && strings.ContainsAny(args[0], " \t\n") {
+	// One argument with blanks and no "--" before it is a command string;
+	// after "--" the words are argv as given ("/dir with space/prog").
+	if len(args) == 1 && !o.ArgvAfterDash && strings.ContainsAny(args[0], " \t\n") {
 		argv, err := shellwords.Split(args[0])
 		if err != nil {
 			return nil, exit.Usagef("%v", err)

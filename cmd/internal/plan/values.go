@@ -20,12 +20,19 @@ func (v countValue) String() string { return strconv.Itoa(*v.p) }
 func (v countValue) Type() string   { return "N" }
 func (v countValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(s), "-") {
+		return errTooManyCount
+	}
 	if err != nil || n < 0 {
 		return fmt.Errorf("want a whole number ≥ 0")
 	}
 	*v.p = n
 	return nil
 }
+
+// errTooManyCount is the error of a count of valid syntax past what an int
+// holds: said as too large, not as malformed.
+var errTooManyCount = fmt.Errorf("too large: the most is %d", math.MaxInt)
 
 // positiveValue is a flag holding a whole number ≥ 1.
 type positiveValue struct{ p *int }
@@ -34,6 +41,9 @@ func (v positiveValue) String() string { return strconv.Itoa(*v.p) }
 func (v positiveValue) Type() string   { return "N" }
 func (v positiveValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(s), "-") {
+		return errTooManyCount
+	}
 	if err != nil || n < 1 {
 		return fmt.Errorf("want a whole number ≥ 1")
 	}
@@ -48,7 +58,12 @@ func (v durationValue) String() string { return human.Duration(*v.p) }
 func (v durationValue) Type() string   { return "D" }
 func (v durationValue) Set(s string) error {
 	d, err := backoff.ParseDuration(s)
-	if err != nil {
+	switch {
+	case errors.Is(err, backoff.ErrTooLong):
+		return fmt.Errorf("too large: the most is %v (about 292 years)", time.Duration(math.MaxInt64).Truncate(time.Second))
+	case errors.Is(err, backoff.ErrNegative):
+		return errors.New("negative: want 0 or more, like 10, 1.5s, 250ms or 2m (bare numbers are seconds)")
+	case err != nil:
 		return fmt.Errorf("want a duration like 10, 1.5s, 250ms or 2m (bare numbers are seconds)")
 	}
 	*v.p = d

@@ -28,7 +28,8 @@ const globHint = "use --shell, or quote it"
 // parameter expansion ($NAME, ${…}, $1, $?, … outside single quotes), and
 // comments (a word starting with #), bash's $'…' quotes, and environment
 // assignments before the command (NAME=value cmd), and the unquoted
-// wildcards * ? [ and a ~ starting a word (a shell would expand them; the
+// wildcards * ? and [ (when a ] closes it in the same word: a lone [, as in
+// '[ -f x ]', is literal, as in sh) and a ~ starting a word (a shell would expand them; the
 // command would get them literally and, say, delete nothing): quoted or
 // escaped, they stay literal. An empty or blank string, and an
 // unterminated quote, are errors too.
@@ -141,7 +142,13 @@ func Split(s string) ([]string, error) {
 				}
 				word.WriteByte(c)
 			}
-		case '*', '?', '[':
+		case '[':
+			if bracketCloses(s[i+1:]) {
+				return nil, fmt.Errorf("command string %q has an unquoted wildcard ([…]), which only a shell expands: %s", s, globHint)
+			}
+			word.WriteByte(ch) // a [ with no ] after it in its word is literal, as in sh: [ -f x ]
+			have = true
+		case '*', '?':
 			return nil, fmt.Errorf("command string %q has an unquoted wildcard (%c), which only a shell expands: %s", s, ch, globHint)
 		case '~':
 			if !have {
@@ -158,6 +165,37 @@ func Split(s string) ([]string, error) {
 		return nil, errors.New("command string is empty")
 	}
 	return args, nil
+}
+
+// bracketCloses reports whether an unquoted [ followed by rest starts a
+// bracket expression, as sh reads a pattern: a ] closes it later in the
+// same word, but not as the first character of the set ([]a] and [!]a]
+// hold a ]). Quoted and escaped characters inside count as characters of
+// the set; a blank or an operator ends the word.
+func bracketCloses(rest string) bool {
+	first := 0
+	if rest != "" && (rest[0] == '!' || rest[0] == '^') {
+		first = 1
+	}
+	for i := 0; i < len(rest); i++ {
+		switch c := rest[i]; c {
+		case ' ', '\t', '\n', ';', '&', '|', '<', '>', '(', ')':
+			return false
+		case '\\':
+			i++
+		case '\'', '"':
+			end := strings.IndexByte(rest[i+1:], c)
+			if end < 0 {
+				return false
+			}
+			i += end + 1
+		case ']':
+			if i > first {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isName reports whether w is a shell variable name.

@@ -90,7 +90,7 @@ func TestSplitCommandRefuses(t *testing.T) {
 // Unquoted wildcards and a ~ starting a word are refused, with the hint
 // that quoting keeps them literal.
 func TestSplitCommandRefusesGlobs(t *testing.T) {
-	for _, in := range []string{"rm -f logs/*.log", "ls ~", "ls ~/x", "cat a?", "ls [ab]", "[ -f x ]", "curl https://h/p?q=1", `echo "x"*`} {
+	for _, in := range []string{"rm -f logs/*.log", "ls ~", "ls ~/x", "cat a?", "ls [ab]", "ls x[!a]", "ls []]", `ls ["a"b]`, "curl https://h/p?q=1", `echo "x"*`} {
 		got, err := Split(in)
 		if err == nil {
 			t.Errorf("Split(%q) = %q, want an error", in, got)
@@ -98,6 +98,24 @@ func TestSplitCommandRefusesGlobs(t *testing.T) {
 		}
 		if msg := err.Error(); !strings.HasSuffix(msg, "use --shell, or quote it") {
 			t.Errorf("Split(%q): %q, want the hint to quote", in, msg)
+		}
+	}
+}
+
+// A [ is a wildcard only when a ] closes it in the same word, as in sh:
+// test's [ and a lone or unclosed [ are literal words.
+func TestSplitCommandLiteralBracket(t *testing.T) {
+	for in, want := range map[string][]string{
+		"[ -f x ]":         {"[", "-f", "x", "]"},
+		"[":                {"["},
+		"echo a[ b]":       {"echo", "a[", "b]"},
+		"echo []":          {"echo", "[]"},
+		"echo [!]":         {"echo", "[!]"},
+		`echo "[ab]" \[x]`: {"echo", "[ab]", "[x]"},
+	} {
+		got, err := Split(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("Split(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -54,6 +54,13 @@ type CIConfig struct {
 	System CISystem
 	Quiet  bool // -q: no groups and no annotations; outputs and summary still written
 	Wait   bool // the run is a wait: a poll that is simply not done yet is no warning
+	// NoRetryAnnotation (--ci-retry-annotation none): a retried attempt is
+	// its log line only, no warning annotation.
+	NoRetryAnnotation bool
+	// FailureAsWarning (--ci-failure-annotation warning): a run that does
+	// not succeed is a warning annotation, not an error (a step that is
+	// allowed to fail).
+	FailureAsWarning bool
 	// Getenv reads the CI system's variables (GITHUB_OUTPUT,
 	// GITHUB_STEP_SUMMARY).
 	Getenv func(string) string
@@ -163,13 +170,17 @@ func (c *CI) after(e runner.Event) {
 		// A retried attempt is a warning; a wait's poll that is merely not
 		// done yet is what waiting is, and no warning; nor is a success that
 		// --consecutive follows with another attempt.
-		if c.cfg.System == CIGitHub && r.Retried && !c.notYet(r) && !human.Waiting(c.cfg.Wait, r.Decision) && r.Decision.Directive.IsRetry() {
+		if c.cfg.System == CIGitHub && !c.cfg.NoRetryAnnotation && r.Retried && !c.notYet(r) && !human.Waiting(c.cfg.Wait, r.Decision) && r.Decision.Directive.IsRetry() {
 			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
 			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(msg)))
 		}
 	case runner.EventEnd:
 		if c.cfg.System == CIGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
-			fmt.Fprintf(c.w, "::error title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(ciEndMessage(e.Outcome))))
+			level := "error"
+			if c.cfg.FailureAsWarning {
+				level = "warning"
+			}
+			fmt.Fprintf(c.w, "::%s title=%s::%s\n", level, escapeProperty("retry"), escapeData(redact.Text(ciEndMessage(e.Outcome))))
 		}
 	}
 }

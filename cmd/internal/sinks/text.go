@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
@@ -217,6 +218,14 @@ func (l *Text) end(out *runner.Outcome) {
 		}
 		if last != nil && last.RetryAfter > 0 && last.Delay == 0 {
 			msg += "; " + retryAfterText("the server asked to retry in ", last)
+		}
+		var late *bucket.LateError
+		if errors.As(out.Err, &late) {
+			limiter := "the adaptive rate limiter"
+			if l.cfg.Scope != "" {
+				limiter = "the adaptive rate limiter of --scope " + l.cfg.Scope
+			}
+			msg += fmt.Sprintf("; %s grants the next send in %s, after it", limiter, human.Duration(late.Wait))
 		}
 		l.lines.Printf("gave up after %s in %s: %s%s%s", human.Plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
 	case runner.EndBucket:
