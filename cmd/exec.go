@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 
 	"github.com/retry-dev/retry/acceptor"
-	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
@@ -18,9 +16,10 @@ import (
 
 // runRetry validates o and runs it, writing on o.IO, and returns the
 // outcome (nil when no strategy ran here: a usage error, --list-waiters, a
-// --state invocation) and nil or the *exitError that carries the exit
-// status, for exitCode to write and map. It never exits. Cancelling ctx
-// with an *runner.Interrupt cause stops the run as that signal would.
+// --state invocation) and how the invocation ended, for Main to map to an
+// exit status (exitStatus): nil (--list-waiters), retry's own error, or a
+// *runEnd. It never exits. Cancelling ctx with an *runner.Interrupt cause
+// stops the run as that signal would.
 func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outcome, error) {
 	if o.Waiter.List {
 		return nil, plan.ListWaiters(o)
@@ -43,7 +42,7 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 	}
 	l := newLogs(o, p)
 	l.interrupt = interrupt
-	if o.Net.Insecure && p.HTTP { // a security warning: printed even with -q
+	if o.Net.Insecure && p.Kind == acceptor.HTTPAttempt { // a security warning: printed even with -q
 		l.lines.Warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 	for _, w := range p.ExprWarnings {
@@ -51,35 +50,17 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 	}
 
 	if p.State != nil {
-		err := runDurable(ctx, o, p, l, proc)
-		if !l.finished { // nothing ran: the --log-file may still have failed
-			if code := l.finish(ctx, o, p, nil, statusOf(err)); code != statusOf(err) {
-				return nil, exit.For(code)
-			}
-		}
-		return nil, err
+		r := runDurable(ctx, o, p, l, proc)
+		return nil, l.finish(ctx, o, r)
 	}
-	out, code := execute(ctx, o, p, l, proc)
-	return out, exit.For(l.finish(ctx, o, p, out, code))
-}
-
-// statusOf is the exit status err carries (exit.Error), 0 for nil.
-func statusOf(err error) int {
-	var ee *exit.Error
-	if errors.As(err, &ee) {
-		return ee.Code
-	}
-	if err != nil {
-		return exit.Failure
-	}
-	return exit.OK
+	r := execute(ctx, o, p, l, proc)
+	return r.out, l.finish(ctx, o, r)
 }
 
 // execute starts proc's switches (signals cancel the run), runs the
 // strategy of p, its events fanned out to the sinks of l, until it ends or
-// ctx is done, writes the final stdout, and returns the outcome and its
-// exit status.
-func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) (*runner.Outcome, int) {
+// ctx is done, writes the final stdout, and returns how the run ended.
+func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) *runEnd {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	proc.start(l.cancelRun(cancel), p, l.lines.Warn)
@@ -101,140 +82,47 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 		p.Strategy.Sleep = sleep // the retry budget sees the time retry waits
 	}
 	out := p.Strategy.Run(ctx, p.Source)
+	r := newRunEnd(p, o.Wait, out)
 
-	var finalErr error
 	var broken *output.StreamError
 	if p.Final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
-		finalErr = writeFinal(o, p, out, l)
+		r.final = writeFinal(o, p, out, l)
 	}
 	if end != nil {
 		fan.Observe(*end)
 	}
-	if finalErr != nil {
-		l.lines.Warn("%v", finalErr)
+	if r.final != nil {
+		l.lines.Warn("%v", r.final)
 	}
-	for _, r := range []*runner.Record{out.Last(), out.Whole()} {
-		if r != nil && r.Result.Release != nil {
-			r.Result.Release()
+	for _, rec := range []*runner.Record{out.Last(), out.Whole()} {
+		if rec != nil && rec.Result.Release != nil {
+			rec.Result.Release()
 		}
 	}
-	code := exitStatus(o, p, out)
-	switch {
-	case code != exit.OK || finalErr == nil:
-	case p.Query != nil && !isWriteError(finalErr):
-		code = exit.Query // the wait succeeded, but the projection asked for cannot be computed
-	case errors.As(out.Last().Result.Attempt.Err, new(*output.LimitError)):
-		code = exit.Failure // an acceptor took the cut attempt for a success; its output is not whole
-	default:
-		// Like cat: output that could not be written (a full device, a
-		// closed pipe) or kept whole is an error, never exit 0.
-		code = exit.ForStream(finalErr)
-	}
-	l.ci.Finish(o.Name(), out, code, ctx.Done())
-	return out, code
+	return r
 }
 
-// finish ends the sinks of a run the user asked for: it closes the
-// --log-file (giving up on a FIFO whose reader never came) and writes the
-// --report (out nil: nothing ran, no report). A sink that could not be
-// written is one line on stderr naming it, with the run's own outcome, and
-// exit status 74, as for stdout; a signal that came meanwhile (while a sink
-// waited for a FIFO's reader) ends the run with 128+N. It returns the exit
-// status.
-func (l *logs) finish(ctx context.Context, o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) int {
-	l.finished = true
-	type failure struct {
-		sink string
-		err  error
+// finish writes the end sinks of a run (l.end: the CI's files, the
+// --log-file's close, the --report) with its exit status. A sink that
+// could not be written is one line on stderr naming it, with the run's
+// own outcome and status, and makes the exit status 74, as for stdout; a
+// signal that came meanwhile (while a sink waited for a FIFO's reader)
+// ends the run with 128+N. It returns r, with what happened to the sinks.
+func (l *logs) finish(ctx context.Context, o *plan.Options, r *runEnd) *runEnd {
+	runCode := exitStatus(r)
+	failed := l.end.Finish(sinks.End{Command: o.Name(), Outcome: r.out, Status: runCode, Done: ctx.Done()})
+	if !errors.As(context.Cause(ctx), &r.signal) {
+		r.sinkFailed = len(failed) > 0
 	}
-	var failed []failure
-	if p.LogFile != nil {
-		if err := p.LogFile.Close(); err != nil {
-			failed = append(failed, failure{"--log-file " + o.Output.LogFile, err})
-		}
-	}
-	if out != nil && o.Output.Report != "" {
-		cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
-		if p.State != nil {
-			cfg.State = p.State.Name
-		}
-		if err := sinks.WriteReport(cfg, out, code, ctx.Done()); err != nil {
-			failed = append(failed, failure{"--report " + o.Output.Report, err})
-		}
-	}
-	runCode := code
-	var intr *runner.Interrupt
-	if errors.As(context.Cause(ctx), &intr) {
-		code = 128 + int(intr.Signal) // a signal ends the run with 128+N, even a sink's wait
-	} else if len(failed) > 0 {
-		code = exit.IOError
-	}
+	code := exitStatus(r)
 	for _, f := range failed {
 		run := fmt.Sprintf("exit status %d", runCode)
-		if out != nil {
-			run = fmt.Sprintf("the run: %s, %s", out.End, run)
+		if r.out != nil {
+			run = fmt.Sprintf("the run: %s, %s", r.out.End, run)
 		}
-		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.sink, f.err, run, code)
+		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code)
 	}
-	return code
-}
-
-// exitStatus maps an outcome to retry's exit status (SPEC "Exit status").
-func exitStatus(o *plan.Options, p *plan.Plan, out *runner.Outcome) int {
-	last := out.Last()
-	switch out.End {
-	case runner.EndSuccess:
-		return exit.OK
-	case runner.EndInterrupted:
-		var intr *runner.Interrupt
-		if errors.As(out.Err, &intr) {
-			return 128 + int(intr.Signal)
-		}
-		return 128 + int(syscall.SIGTERM)
-	case runner.EndDeadline:
-		return exit.Timeout
-	case runner.EndScheduled:
-		return exit.TempFail
-	}
-	var broken *output.StreamError
-	if errors.As(out.Err, &broken) {
-		return exit.ForStream(broken)
-	}
-	if out.End == runner.EndFailure && last != nil && last.Decision.Usage {
-		return exit.Usage // the command line is wrong (k8s: stdout not JSON)
-	}
-	if o.Wait {
-		if out.End == runner.EndFailure {
-			// A command that cannot be executed or was not found, when no
-			// acceptor claimed it, exits 126/127 as in run (SPEC "Exit
-			// status"), not 1: it is a broken command line, not a state.
-			if last != nil && !p.HTTP && last.Decision.Source != acceptor.FromAcceptor && last.Decision.Directive == acceptor.Fail {
-				if a := last.Result.Attempt; a.NotStarted || a.ExitCode == exit.NotExec || a.ExitCode == exit.NotFound {
-					return a.ExitCode
-				}
-			}
-			return exit.Failure
-		}
-		return exit.Timeout // gave up: attempts, or an empty bucket
-	}
-	if last == nil {
-		return exit.Failure
-	}
-	a := last.Result.Attempt
-	switch {
-	case a.TimedOut:
-		return exit.Timeout
-	case errors.As(a.Err, new(*output.StreamError)):
-		return exit.IOError // the body could not be kept whole
-	case p.HTTP:
-		return exit.Failure
-	case errors.As(a.Err, new(*output.LimitError)):
-		return exit.Failure // retry stopped it: its status says nothing
-	case a.ExitCode == 0:
-		// A failure acceptor matched a zero exit status: still a failure.
-		return exit.Failure
-	}
-	return a.ExitCode
+	return r
 }
 
 // writeFinal writes the last attempt's stdout (wait: or its --query
@@ -259,7 +147,7 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	if p.Query != nil {
 		return writeQuery(o, p, last.Result.Attempt, out.End == runner.EndSuccess)
 	}
-	if p.HTTP && !httpSucceeded(o, out, last) {
+	if p.Kind == acceptor.HTTPAttempt && !httpSucceeded(o, out, last) {
 		// As curl -f: a failed call's body is not the output.
 		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
@@ -300,12 +188,4 @@ func httpSucceeded(o *plan.Options, out *runner.Outcome, last *runner.Record) bo
 		return true
 	}
 	return o.Wait && last != nil && !last.Result.Failed
-}
-
-// isWriteError reports whether err is a failed write (a device error, a
-// closed pipe) rather than a failure to compute what to write.
-func isWriteError(err error) bool {
-	var pe *os.PathError
-	var se *output.StreamError
-	return errors.As(err, &pe) || errors.As(err, &se) || errors.Is(err, syscall.EPIPE)
 }

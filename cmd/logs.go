@@ -25,12 +25,15 @@ type logs struct {
 	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
 	ci      *sinks.CI   // nil outside CI
 	retried *sinks.Retried
+	// end are the sinks written once the run has ended, in order: the CI's
+	// files (whose warnings go to the --log-file), the --log-file's close,
+	// the --report.
+	end sinks.EndSinks
 
 	stderr io.Writer // retry's stderr, where a sink that failed is reported
 	// interrupt cancels the run's context beyond execute (the sinks wait
-	// on it); finished: finish ran.
+	// on it).
 	interrupt context.CancelCauseFunc
-	finished  bool
 }
 
 // cancelRun is what a signal does: it cancels the attempts (cancel) and
@@ -86,10 +89,21 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 		out = p.LogFile
 	}
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
-		Show: p.Final && !o.Wait, HTTP: p.HTTP, Quiet: o.Output.Quiet,
+		Show: p.Final && !o.Wait, Kind: p.Kind, Quiet: o.Output.Quiet,
 		JSONFrame: o.Output.LogFormat == "json",
 		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
 	}, l.lines, out)
+
+	if l.ci != nil {
+		l.end = append(l.end, l.ci)
+	}
+	if p.LogFile != nil {
+		l.end = append(l.end, sinks.LogFile{Stream: p.LogFile})
+	}
+	if o.Output.Report != "" {
+		l.end = append(l.end, sinks.ReportFile{Config: sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(),
+			Target: p.Describe, Consecutive: o.Budget.Consecutive, State: state}})
+	}
 	return l
 }
 

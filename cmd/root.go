@@ -25,7 +25,6 @@ import (
 	"github.com/retry-dev/retry/cmd/state"
 	"github.com/retry-dev/retry/cmd/version"
 	"github.com/retry-dev/retry/runner/command"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // Version returns retry's version (cmd/version), for tools/mangen.
@@ -39,7 +38,7 @@ func ExitStatusTable() [][2]string { return exit.Table() }
 func SystemIO() *iostreams.IOStreams { return iostreams.System() }
 
 // Main runs retry with os.Args and the process's streams and returns the
-// exit status (exitCode maps errors to it). It is the one place that
+// exit status (exitStatus maps how it ended to it). It is the one place that
 // touches the process: it reads the terminals and the environment
 // (SystemIO), and for run and wait it subscribes to signals and lets a
 // valid run switch on the child-subreaper mode (see process).
@@ -95,25 +94,8 @@ func run(ctx context.Context, args []string, ios *iostreams.IOStreams, proc *pro
 	root := newCmdRoot(ios, proc, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	return exitCode(ios, err)
-}
-
-// exitCode turns the error of a command into its exit status, writing the
-// error's line on ios.ErrOut.
-func exitCode(ios *iostreams.IOStreams, err error) int {
-	if err == nil {
-		return exit.OK
-	}
-	var ee *exit.Error
-	if errors.As(err, &ee) {
-		if ee.Msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(ee.Msg))
-		}
-		return ee.Code
-	}
-	// Cobra's own errors (unknown command, bad arguments) are usage errors.
-	fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(flagErrorText(err)))
-	return exit.Usage
+	errorLine(ios, err)
+	return exitStatus(err)
 }
 
 // NewCmdRoot builds the retry command tree.

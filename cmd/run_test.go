@@ -99,7 +99,8 @@ func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 	args := append([]string{"-n", "5", "-d", "0", "--"}, counter(dir, `echo "out $n"; echo "err $n" >&2; [ $n -ge 3 ]`)...)
 	o := parseOptions(t, false, ios, args...)
 	outcome, err := runRetry(context.Background(), o, nil)
-	if status := exitCode(ios, err); status != 0 {
+	errorLine(ios, err)
+	if status := exitStatus(err); status != 0 {
 		t.Fatalf("exit status %d, want 0; stderr:\n%s", status, errOut)
 	}
 	if outcome == nil || outcome.End != runner.EndSuccess || len(outcome.Attempts) != 3 {
@@ -266,7 +267,8 @@ func TestCancelStopsTheAttempt(t *testing.T) {
 	o := parseOptions(t, false, ios, append([]string{"-n", "0", "-d", "0", "--kill-after", "1s", "--"}, counter(dir, "exec sleep 30")...)...)
 	start := time.Now()
 	outcome, err := runRetry(ctx, o, nil)
-	if status := exitCode(ios, err); status != 128+int(syscall.SIGTERM) {
+	errorLine(ios, err)
+	if status := exitStatus(err); status != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit status %d, want %d", status, 128+int(syscall.SIGTERM))
 	}
 	if el := time.Since(start); el > 10*time.Second {
@@ -324,7 +326,8 @@ func TestStreamsReachTheAttempts(t *testing.T) {
 	ios.In, ios.StdoutIsTerminal = r, true
 	o := parseOptions(t, false, ios, append([]string{"-n", "3", "-d", "0", "--"}, counter(dir, `read line; echo "$n $line"; [ $n -ge 2 ]`)...)...)
 	_, err = runRetry(context.Background(), o, nil)
-	if status := exitCode(ios, err); status != 0 {
+	errorLine(ios, err)
+	if status := exitStatus(err); status != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", status, errOut)
 	}
 	if got, want := out.String(), "1 payload\n2 payload\n"; got != want {

@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
@@ -55,7 +56,7 @@ func (pr *process) start(cancel context.CancelCauseFunc, p *plan.Plan, warn func
 	if pr == nil {
 		return
 	}
-	if p.Processes && pr.adoptOrphans != nil {
+	if p.Kind == acceptor.CommandAttempt && pr.adoptOrphans != nil {
 		_ = pr.adoptOrphans()
 	}
 	if pr.signals != nil {

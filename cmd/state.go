@@ -30,14 +30,17 @@ import (
 // main goroutine's stack is grown once, early, to what a run takes
 // (growStack), and a deeper one is copied again in the middle of the
 // attempt's start.
-func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) error {
+func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) *runEnd {
 	d, err := beginDurable(o, p, l.log)
 	if d == nil {
-		return err
+		r := newRunEnd(p, o.Wait, nil)
+		r.before = err
+		return r
 	}
 	defer d.fl.Close()
-	out, code := execute(ctx, o, p, l, proc)
-	return finishDurable(ctx, o, p, l, d, out, code)
+	r := execute(ctx, o, p, l, proc)
+	finishDurable(o, p, l, d, r)
+	return r
 }
 
 // durableAttempt is an attempt of a sequence, recorded as started.
@@ -51,11 +54,11 @@ type durableAttempt struct {
 // beginDurable locks the store and reads the sequence. When an attempt is
 // due it records it as started and sets p's strategy to make it, and
 // returns it, holding the lock; otherwise it releases the lock and returns
-// nil and what runDurable returns.
+// nil and why no attempt is made (*notRun, or retry's own error).
 //
 //go:noinline
 func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
-	cfg := plan.DurableConfig(o, p)
+	cfg := plan.DurableConfig(o, p, stateExits(p, o.Wait))
 	name := p.State.Name
 
 	fl, err := openState(o, p)
@@ -104,12 +107,12 @@ func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttem
 			dueIn := due.Sub(now).Milliseconds()
 			log.Event(sinks.StateEvent{Retry: "not_due", Attempt: st.Attempts + 1, Due: due.UTC().Format(time.RFC3339Nano), DueInMS: &dueIn,
 				Message: fmt.Sprintf("not due yet: attempt %s is due at %s, in %s; nothing run", human.AttemptOf(st.Attempts+1, cfg.MaxAttempts), due.UTC().Format(human.StateTime), human.Duration(due.Sub(now)))})
-			return nil, &exit.Error{Code: exit.TempFail}
+			return nil, &notRun{}
 		}
 		exitCode := st.Exit
 		log.Event(sinks.StateEvent{Retry: "ended", Status: string(st.Status), Reason: st.Reason, Attempts: st.Attempts, ExitCode: &exitCode,
 			Message: fmt.Sprintf("%s: %s (%s; nothing run: retry state reset %s starts a new sequence)", st.Status, st.Reason, human.Plural(st.Attempts, "attempt"), name)})
-		return nil, exit.For(st.Exit)
+		return nil, &notRun{ended: true, status: st.Exit}
 	}
 
 	previous := st.Previous()
@@ -122,10 +125,11 @@ func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttem
 	return &durableAttempt{fl: fl, st: st, n: n, now: now}, nil
 }
 
-// finishDurable records how the attempt d ended (out, with exit status
-// code), and ends the invocation as run does.
-func finishDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, d *durableAttempt, out *runner.Outcome, code int) error {
-	fl, st, n, now, name := d.fl, d.st, d.n, d.now, p.State.Name
+// finishDurable records how the attempt d ended (r), and the status the
+// sequence ends with if it gives up now; r says when it could not be
+// recorded.
+func finishDurable(o *plan.Options, p *plan.Plan, l *logs, d *durableAttempt, r *runEnd) {
+	fl, st, n, now, name, out := d.fl, d.st, d.n, d.now, p.State.Name, r.out
 	last := out.Last()
 	var entry durable.Entry
 	if last != nil {
@@ -133,24 +137,21 @@ func finishDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, 
 	} else { // the bucket or a signal stopped it before the attempt
 		entry = durable.NotStarted(n, now)
 	}
-	end, reason := durableEnd(o, p, out, code)
-	giveUpCode := code
+	end, reason := durableEnd(p, out)
+	giveUp := *r // the status if this attempt is the sequence's last
 	if end == durable.Scheduled {
-		giveUpCode = exitStatus(o, p, &runner.Outcome{End: runner.EndAttempts, Attempts: out.Attempts})
+		giveUp.end = runner.EndAttempts
 	}
 	ended := time.Now()
 	if end == durable.Scheduled {
 		ended = out.Next.Add(-time.Duration(entry.Delay)) // when the delay was planned
 	}
 	var recErr error
-	succeeded := st.Finish(ended, entry, end, giveUpCode, reason)
+	succeeded := st.Finish(ended, entry, end, exitStatus(&giveUp), reason)
 	if succeeded {
 		recErr = fl.Remove()
 	} else {
 		recErr = fl.Write(st)
-	}
-	if end == durable.Stopped && st.Status.Terminal() {
-		code = st.Exit
 	}
 	if recErr != nil {
 		what := fmt.Sprintf("the outcome of attempt %d cannot be recorded", n)
@@ -161,12 +162,21 @@ func finishDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, 
 			// What the store holds says the attempt is running: the
 			// next invocation counts it as unfinished and goes on.
 			l.lines.Warn("--state %s: %v; %s: the next invocation counts it as unfinished", name, recErr, what)
-			code = exit.TempFail
+			r.unrecorded = true
 		} else {
 			l.lines.Warn("--state %s: %s: %v", name, what, recErr)
 		}
 	}
-	return exit.For(l.finish(ctx, o, p, out, code))
+}
+
+// stateExits are the exit statuses of the ends a sequence's state decides
+// by itself, without an attempt: its time budget ran out, or its attempt
+// did not finish (retry was killed with it).
+func stateExits(p *plan.Plan, wait bool) durable.Exits {
+	deadline, unfinished := newRunEnd(p, wait, nil), newRunEnd(p, wait, nil)
+	deadline.end = runner.EndDeadline
+	unfinished.end, unfinished.unfinished = runner.EndAttempts, true
+	return durable.Exits{Deadline: exitStatus(deadline), Unfinished: exitStatus(unfinished)}
 }
 
 // openState locks the sequence's store: the file (whose first write makes
@@ -187,7 +197,7 @@ func unrecorded(err error) (unreachable, lost bool) {
 }
 
 // durableEnd says how out ends this invocation, and why, in one line.
-func durableEnd(o *plan.Options, p *plan.Plan, out *runner.Outcome, code int) (durable.End, string) {
+func durableEnd(p *plan.Plan, out *runner.Outcome) (durable.End, string) {
 	last := out.Last()
 	what := ""
 	if last != nil {
@@ -234,10 +244,10 @@ func stateError(name string, log sinks.Log, err error) error {
 	switch un, lost := unrecorded(err); {
 	case errors.Is(err, durable.ErrBusy):
 		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", name)})
-		return &exit.Error{Code: exit.TempFail}
+		return &notRun{}
 	case un || lost:
 		log.Event(sinks.StateEvent{Retry: "unreachable", Message: fmt.Sprintf("--state %s: %v; nothing run: the next invocation tries again", name, err)})
-		return &exit.Error{Code: exit.TempFail}
+		return &notRun{}
 	case errors.As(err, &corrupt):
 		return exit.Usagef("--state %s: %v; nothing run: look at it, then retry state reset %s starts a new sequence", name, err, name)
 	case errors.As(err, &refused):

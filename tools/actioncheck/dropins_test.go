@@ -16,7 +16,9 @@ import "fmt"
 // without it the recorded column stands.
 
 // mark starts every command: it records the start and prints the line
-// that must appear inside the attempt's group.
+// that must appear inside the attempt's group. (The commands that time
+// out sleep 30 s under a timeout_seconds of 3: seconds for bash to start
+// and write its mark on a loaded machine.)
 const mark = `echo live; echo >> "$STARTS"`
 
 // ending is how a step ended: the step status, the outputs nick-fields/
@@ -70,20 +72,20 @@ retry_wait_seconds: 0.01
 command: MARK; [ $(wc -l < "$STARTS") -ge 3 ]`,
 		ours: e(0, 3, 0, 3, 0, 2, 0), nick: e(0, 3, 0, 3, 0, 2, 0)},
 	{name: "timeouts, retry_on any", with: `
-timeout_seconds: 1
+timeout_seconds: 3
 max_attempts: 2
 retry_wait_seconds: 0.01
 command: MARK; sleep 30`,
 		ours: e(1, 2, 1, 2, 0, 1, 1), nick: e(1, 2, 1, 2, 0, 1, 1)},
 	{name: "timeouts, retry_on timeout", with: `
-timeout_seconds: 1
+timeout_seconds: 3
 max_attempts: 2
 retry_wait_seconds: 0.01
 retry_on: timeout
 command: MARK; sleep 30`,
 		ours: e(1, 2, 1, 2, 0, 1, 1), nick: e(1, 2, 1, 2, 0, 1, 1)},
 	{name: "timeout, retry_on error", with: `
-timeout_seconds: 1
+timeout_seconds: 3
 max_attempts: 2
 retry_wait_seconds: 0.01
 retry_on: error
@@ -118,14 +120,14 @@ retry_on_exit_code: 2
 command: MARK; [ $(wc -l < "$STARTS") = 1 ] && exit 2; exit 5`,
 		ours: e(5, 2, 5, 2, 0, 1, 1), nick: e(5, 2, 5, 2, 0, 1, 1)},
 	{name: "retry_on_exit_code, a timeout", with: `
-timeout_seconds: 1
+timeout_seconds: 3
 max_attempts: 3
 retry_wait_seconds: 0.01
 retry_on_exit_code: 2
 command: MARK; sleep 30`,
 		ours: e(1, 1, 1, 1, 0, 0, 1), nick: e(1, 1, 1, 1, 0, 0, 1)},
 	{name: "retry_on timeout and retry_on_exit_code, a timeout", with: `
-timeout_seconds: 1
+timeout_seconds: 3
 max_attempts: 3
 retry_wait_seconds: 0.01
 retry_on: timeout

@@ -2,12 +2,14 @@ package actioncheck
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -105,10 +107,10 @@ func lines(t *testing.T, p string) int {
 	return strings.Count(string(b), "\n")
 }
 
-// installed runs the install step once (go install from this checkout, as
-// the action's own checkout on a runner) and returns the runner that holds
-// the PATH it set.
-func installed(t *testing.T, a *action) *runner {
+// installed runs the install step (go install from this checkout, as the
+// action's own checkout on a runner) once for the tests of the package,
+// into a RUNNER_TEMP that TestMain removes, and returns the PATH it set.
+func installed(t *testing.T, a *action) []string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds retry")
@@ -116,11 +118,40 @@ func installed(t *testing.T, a *action) *runner {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go on PATH")
 	}
-	r := newRunner(t, map[string]string{"command": "true", "go-install": "true"})
-	if out, code := r.run(a.Runs.Steps[0]); code != 0 {
-		t.Fatalf("install step: status %d:\n%s", code, out)
+	install.Do(func() {
+		dir, err := os.MkdirTemp("", "actioncheck-install-")
+		if err != nil {
+			install.err = err.Error()
+			return
+		}
+		install.dir = dir
+		r := newRunner(t, map[string]string{"command": "true", "go-install": "true"})
+		r.dir = dir
+		r.env = append(r.env, "RUNNER_TEMP="+dir) // the later one wins
+		if out, code := r.run(a.Runs.Steps[0]); code != 0 {
+			install.err = fmt.Sprintf("install step: status %d:\n%s", code, out)
+		}
+		install.path = r.path
+	})
+	if install.err != "" {
+		t.Fatal(install.err)
 	}
-	return r
+	return install.path
+}
+
+// install is the install step's one run.
+var install struct {
+	sync.Once
+	dir, err string
+	path     []string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if install.dir != "" {
+		os.RemoveAll(install.dir)
+	}
+	os.Exit(code)
 }
 
 // TestNickFieldsDropIn runs every case's with: block through the action's
@@ -130,7 +161,7 @@ func installed(t *testing.T, a *action) *runner {
 // nick-fields/retry did unless the case says why not.
 func TestNickFieldsDropIn(t *testing.T) {
 	a := loadAction(t)
-	inst := installed(t, a)
+	path := installed(t, a)
 	dist := os.Getenv("RETRY_NICK_FIELDS_DIST")
 	if dist != "" {
 		if _, err := exec.LookPath("node"); err != nil {
@@ -162,7 +193,7 @@ func TestNickFieldsDropIn(t *testing.T) {
 					}
 				}
 				r := newRunner(t, with)
-				r.path = inst.path
+				r.path = path
 				r.env = append(r.env, "STARTS="+filepath.Join(r.dir, "starts"), "HOOKS="+filepath.Join(r.dir, "hooks"))
 				log, code := r.run(a.Runs.Steps[1])
 				if got := ended(t, code, log, r.actionOutputs(a), r.dir); got != c.ours {
@@ -254,10 +285,10 @@ func runNick(t *testing.T, dist string, with map[string]string) ending {
 // creates only once it has read that line from the step's log.
 func TestActionStreamsLive(t *testing.T) {
 	a := loadAction(t)
-	inst := installed(t, a)
+	path := installed(t, a)
 	r := newRunner(t, map[string]string{"timeout_seconds": "60", "max_attempts": "1",
 		"command": `echo ready; for i in $(seq 6000); do [ -e "$RELEASE" ] && { echo released; exit 0; }; sleep 0.01; done; exit 1`})
-	r.path = inst.path
+	r.path = path
 	release := filepath.Join(r.dir, "release")
 	r.env = append(r.env, "RELEASE="+release)
 	log, code := r.stream(a.Runs.Steps[1], func(line string) bool {
@@ -280,7 +311,7 @@ func TestActionStreamsLive(t *testing.T) {
 // without one keeps retry's defaults (5 attempts, backoff with jitter).
 func TestActionNickDefaults(t *testing.T) {
 	a := loadAction(t)
-	inst := installed(t, a)
+	path := installed(t, a)
 	for _, c := range []struct {
 		with map[string]string
 		want string
@@ -291,7 +322,7 @@ func TestActionNickDefaults(t *testing.T) {
 		{map[string]string{"command": "exit 1", "args": "--delay 10m --max-delay 10m --jitter none"}, "::warning title=retry::attempt 1/5: exit status 1: retry (server-side) [no acceptor matched]; next attempt in 10m0s\n"},
 	} {
 		r := newRunner(t, c.with)
-		r.path = inst.path
+		r.path = path
 		log, _ := r.stream(a.Runs.Steps[1], func(line string) bool { return strings.HasPrefix(line, "::warning") })
 		if !strings.Contains(log, c.want) {
 			t.Errorf("with %v: the log has no %q:\n%s", c.with, c.want, log)
@@ -338,7 +369,7 @@ func (r *runner) stream(s step, see func(line string) bool) (string, int) {
 // run; with continue_on_error the line is a warning and the step succeeds.
 func TestActionRefusesBadInputs(t *testing.T) {
 	a := loadAction(t)
-	inst := installed(t, a)
+	path := installed(t, a)
 	for _, c := range []struct {
 		with map[string]string
 		code int
@@ -361,7 +392,7 @@ func TestActionRefusesBadInputs(t *testing.T) {
 			with[k] = v
 		}
 		r := newRunner(t, with)
-		r.path = inst.path
+		r.path = path
 		r.env = append(r.env, "STARTS="+filepath.Join(r.dir, "starts"))
 		log, code := r.run(a.Runs.Steps[1])
 		o := r.actionOutputs(a)

@@ -1,5 +1,6 @@
 // Package exit holds retry's own exit statuses, the error that carries one
-// up to cmd.Main (the one place that turns an error into a status), and the
+// up to cmd.Main (whose exitStatus is the one place that turns how an
+// invocation ended into a status), and the
 // table of what each status means, as help and the man pages show it.
 package exit
 
@@ -44,15 +45,6 @@ func Usagef(format string, args ...any) error {
 // Failf is a failure of retry's own (exit 1) with a message.
 func Failf(format string, args ...any) error {
 	return &Error{Code: Failure, Msg: fmt.Sprintf(format, args...)}
-}
-
-// For turns an exit status into an error for cmd.Main: nil for 0, else an
-// *Error with no message.
-func For(code int) error {
-	if code == OK {
-		return nil
-	}
-	return &Error{Code: code}
 }
 
 // ForStream maps a stream that broke during the run to retry's status:

@@ -23,14 +23,12 @@ type Plan struct {
 	Close func()
 	Query *jmes.Query // wait --query, nil without
 	Final bool        // write the last attempt's stdout at the end
-	// HTTP: the attempts are HTTP calls, or TCP connects; they have no
-	// exit status of their own (a run that fails exits 1), and a failed
-	// call's body is not the output.
-	HTTP bool
-	// Processes: the attempts are processes (a command), whose orphans
-	// retry adopts.
-	Processes bool
-	Describe  []string // the command or URL as logs and the report show it, redacted
+	// Kind is what an attempt does: run a command (processes, whose
+	// orphans retry adopts, with an exit status of their own), make an
+	// HTTP call or a TCP connect (no exit status: a run that fails exits
+	// 1; a failed call's body is not the output).
+	Kind     acceptor.AttemptKind
+	Describe []string // the command or URL as logs and the report show it, redacted
 	// MaxTime is the run's time budget as limits decided it, which the log
 	// names: --max-time, or 0 (none) when a waiter's attempt limit bounds
 	// the run.
@@ -150,7 +148,8 @@ func Build(o *Options) (_ *Plan, err error) {
 		// state it saw whole, not the stopped poll's partial output.
 		KeepWhole: o.Wait && !o.Output.Quiet,
 	}
-	if err := o.source(p, kind, len(o.Accept.List.exprs()) > 0 || (waiter != nil)); err != nil {
+	p.Kind = kind
+	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil)); err != nil {
 		return nil, err
 	}
 	if err := o.onRetry(p); err != nil {

@@ -46,7 +46,6 @@ func (o *Options) httpSource(p *Plan) error {
 		}
 		return exit.Usagef("%v", err)
 	}
-	p.HTTP = true
 	p.Final = true
 	p.Describe = []string{method, redact.URL(o.Net.URL)}
 	p.Source = src

@@ -5,14 +5,15 @@ import (
 	"encoding/hex"
 	"strconv"
 
-	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
 // Identity returns the hash that ties a state file to a command line: the
 // subcommand (run or wait), what an attempt does — the command as it runs
 // (argv after splitting; the shell, -c and the string) or the HTTP call
-// (method, URL, headers and --data as given, --idempotent) — and how it is
+// (method, URL, headers and --data as given, --idempotent) or the TCP
+// connect (the --tcp address as given) — and how it is
 // classified (the acceptors in command-line order, --error-pattern,
 // --input, --waiter-file and --waiter). Budget, delay, output and bucket
 // flags (-n, --max-time, --attempt-timeout, --delay, --backoff, --schedule,
@@ -27,7 +28,7 @@ func Identity(o *Options, p *Plan) string {
 // identityJSON is what Identity hashes: a JSON object of the parts of the
 // command line under sorted keys — acceptors, argv (a command) or http (a
 // call: data, data_given, headers, idempotent, method, url), error_pattern,
-// input, subcommand, waiter. It is the bytes json.Marshal writes of that
+// input, subcommand, tcp (a connect: the address), waiter. It is the bytes json.Marshal writes of that
 // object as a map, which is how state files' identities have always been
 // made, appended by hand: encoding/json's reflection and key sorting were
 // the largest CPU cost --state had left after its sync (bench/state.sh,
@@ -42,11 +43,11 @@ func identityJSON(o *Options, p *Plan) []byte {
 		b = durable.AppendJSONString(b, "--"+s.flag+"="+s.value)
 	}
 	b = append(b, ']')
-	if !p.HTTP {
+	if p.Kind == acceptor.CommandAttempt {
 		b = appendJSONStrings(append(b, `,"argv":`...), p.Describe)
 	}
 	b = durable.AppendJSONString(append(b, `,"error_pattern":`...), o.Accept.ErrorPattern)
-	if p.HTTP {
+	if p.Kind == acceptor.HTTPAttempt {
 		b = durable.AppendJSONString(append(b, `,"http":{"data":`...), o.Net.Data)
 		b = strconv.AppendBool(append(b, `,"data_given":`...), o.Given("data"))
 		b = appendJSONStrings(append(b, `,"headers":`...), o.Net.Headers)
@@ -57,6 +58,9 @@ func identityJSON(o *Options, p *Plan) []byte {
 	}
 	b = durable.AppendJSONString(append(b, `,"input":`...), o.Accept.Input)
 	b = durable.AppendJSONString(append(b, `,"subcommand":`...), o.Name())
+	if p.Kind == acceptor.TCPAttempt {
+		b = durable.AppendJSONString(append(b, `,"tcp":`...), o.Net.TCP)
+	}
 	b = durable.AppendJSONString(append(b, `,"waiter":[`...), o.Waiter.File)
 	b = durable.AppendJSONString(append(b, ','), o.Waiter.Name)
 	return append(b, "]}"...)
@@ -78,15 +82,9 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 	return append(b, ']')
 }
 
-// DurableConfig is what this invocation says about the sequence.
-func DurableConfig(o *Options, p *Plan) durable.Config {
-	unfinished := 128 + 9 // the attempt died with retry: SIGKILL (PR_SET_DEATHSIG)
-	switch {
-	case o.Wait:
-		unfinished = exit.Timeout
-	case p.HTTP:
-		unfinished = exit.Failure
-	}
+// DurableConfig is what this invocation says about the sequence, whose
+// state ends with exits when it ends by itself.
+func DurableConfig(o *Options, p *Plan, exits durable.Exits) durable.Config {
 	return durable.Config{
 		Identity:    Identity(o, p),
 		Command:     p.Describe,
@@ -94,6 +92,6 @@ func DurableConfig(o *Options, p *Plan) durable.Config {
 		MaxTime:     p.Strategy.MaxTime,
 		Backoff:     p.Strategy.Backoff,
 		Rand:        p.Strategy.Rand,
-		Exits:       durable.Exits{Deadline: exit.Timeout, Unfinished: unfinished},
+		Exits:       exits,
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"github.com/retry-dev/retry/acceptor"
 )
 
 // identityOf builds the plan of `retry run|wait ARGS` and returns the
@@ -46,6 +48,9 @@ func TestIdentity(t *testing.T) {
 		{false, []string{"--url", "http://127.0.0.1:1/a", "-X", "PUT"}},
 		{false, []string{"--url", "http://127.0.0.1:1/a", "-H", "X-A: 1"}},
 		{false, []string{"--url", "http://127.0.0.1:1/a", "--data", "x"}},
+		{false, []string{"--tcp", "127.0.0.1:1"}},
+		{false, []string{"--tcp", "127.0.0.1:2"}},
+		{true, []string{"--tcp", "127.0.0.1:1"}},
 	} {
 		id := identityOf(t, c.wait, c.args...)
 		if prev, ok := seen[id]; ok {
@@ -59,10 +64,13 @@ func TestIdentity(t *testing.T) {
 // were always made: json.Marshal of this map (sorted keys).
 func identityMap(o *Options, p *Plan) map[string]any {
 	id := map[string]any{"subcommand": o.Name()}
-	if p.HTTP {
+	switch p.Kind {
+	case acceptor.HTTPAttempt:
 		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
 			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
-	} else {
+	case acceptor.TCPAttempt:
+		id["tcp"] = o.Net.TCP
+	default:
 		id["argv"] = p.Describe
 	}
 	acc := make([]string, len(o.Accept.List.specs))
@@ -95,6 +103,8 @@ func TestIdentityJSONIsEncodingJSON(t *testing.T) {
 		{false, []string{"--url", "http://127.0.0.1:1/a", "-X", "PUT", "-H", "X-A: 1", "-H", `X-B: <&>"é`, "--data", odd, "--idempotent"}},
 		{false, []string{"--url", "http://127.0.0.1:1/a", "--data", ""}},
 		{true, []string{"--url", "http://127.0.0.1:1/a", "--success", "status=200"}},
+		{false, []string{"--tcp", "127.0.0.1:1"}},
+		{true, []string{"--tcp", "db.example:5432", "--consecutive", "2"}},
 	} {
 		o, p := parseBuild(t, c.wait, c.args...)
 		want, err := json.Marshal(identityMap(o, p))

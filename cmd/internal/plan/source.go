@@ -4,19 +4,20 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/shellwords"
 	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
-// source builds the source of kind's attempts: the command, the HTTP call
-// or the TCP connect.
-func (o *Options) source(p *Plan, kind attemptKind, needJSON bool) error {
-	switch kind {
-	case tcpAttempt:
+// source builds the source of p.Kind's attempts: the command, the HTTP
+// call or the TCP connect.
+func (o *Options) source(p *Plan, needJSON bool) error {
+	switch p.Kind {
+	case acceptor.TCPAttempt:
 		return o.tcpSource(p)
-	case httpAttempt:
+	case acceptor.HTTPAttempt:
 		return o.httpSource(p)
 	}
 	argv, err := o.argv()
@@ -53,7 +54,6 @@ func (o *Options) source(p *Plan, kind attemptKind, needJSON bool) error {
 		c.Stdout = o.IO.Out
 	}
 	p.Final = !live
-	p.Processes = true
 	p.Source = c
 	closeBudget := p.Close
 	p.Close = func() { c.Close(); closeBudget() }

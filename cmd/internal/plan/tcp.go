@@ -19,7 +19,6 @@ func (o *Options) tcpSource(p *Plan) error {
 		src.ConnectTimeout = -1 // --attempt-timeout bounds each connect instead
 	}
 	p.Strategy.Chain.Fallback = acceptor.ConnectFallback
-	p.HTTP = true // no exit status of its own: a run that fails exits 1
 	p.Describe = []string{"tcp", o.Net.TCP}
 	p.Source = src
 	return nil

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner/redact"
@@ -13,7 +14,7 @@ import (
 // reads or opens anything, and returns what an attempt is. (Values that
 // need a file, a store or a parser to judge are refused where they are
 // built, in buildPlan.)
-func (o *Options) Validate() (attemptKind, error) {
+func (o *Options) Validate() (acceptor.AttemptKind, error) {
 	if o.Given("state") && o.Budget.State == "" {
 		return 0, exit.Usagef("--state: give the FILE that keeps the retry sequence across invocations, like ~/.local/state/retry/job.json")
 	}
@@ -39,15 +40,6 @@ func (o *Options) Validate() (attemptKind, error) {
 	return kind, nil
 }
 
-// attemptKind is what an attempt does, as the flags choose it.
-type attemptKind int
-
-const (
-	commandAttempt attemptKind = iota // runs COMMAND [ARG...], a process per attempt
-	httpAttempt                       // makes the HTTP call of --url
-	tcpAttempt                        // connects to --tcp HOST:PORT
-)
-
 // httpOnly are the flags that shape an HTTP call.
 var httpOnly = []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"}
 
@@ -57,7 +49,7 @@ var httpOnly = []string{"request", "header", "data", "cacert", "insecure", "idem
 // --shell and --foreground (they run commands), HTTP flags without --url,
 // and output or input flags with --tcp. This is the one place these
 // conflicts are decided.
-func (o *Options) attemptKind() (attemptKind, error) {
+func (o *Options) attemptKind() (acceptor.AttemptKind, error) {
 	switch {
 	case o.Net.TCP != "" || o.Given("tcp"):
 		if len(o.Args) > 0 {
@@ -74,7 +66,7 @@ func (o *Options) attemptKind() (attemptKind, error) {
 				return 0, exit.Usagef("--%s: cannot go with --tcp (a TCP connect has no output)", f)
 			}
 		}
-		return tcpAttempt, nil
+		return acceptor.TCPAttempt, nil
 	case o.Net.URL != "":
 		if len(o.Args) > 0 {
 			return 0, exit.Usagef("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
@@ -85,14 +77,14 @@ func (o *Options) attemptKind() (attemptKind, error) {
 		if o.Process.Foreground {
 			return 0, exit.Usagef("--shell and --foreground run commands; they cannot go with --url")
 		}
-		return httpAttempt, nil
+		return acceptor.HTTPAttempt, nil
 	}
 	for _, f := range httpOnly {
 		if o.Given(f) {
 			return 0, exit.Usagef("--%s: only for HTTP calls: give --url URL", f)
 		}
 	}
-	return commandAttempt, nil
+	return acceptor.CommandAttempt, nil
 }
 
 // method returns the HTTP method of --url: -X in upper case; without it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
@@ -21,9 +22,9 @@ type RetriedConfig struct {
 	// mode), and writes a retried attempt's stdout to stderr. Without it
 	// Observe writes nothing.
 	Show bool
-	// HTTP: the output is an HTTP body, bounded (errorBodyLimit) and
-	// framed as "body".
-	HTTP  bool
+	// Kind is what the attempts are: an HTTP call's output is its body,
+	// bounded (errorBodyLimit) and framed as "body".
+	Kind  acceptor.AttemptKind
 	Quiet bool // -q: no frame line
 	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1,…}
 	// (--log-format json), and so is a "not shown" notice.
@@ -73,7 +74,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	defer rc.Close()
 	var src io.Reader = rc
-	if l.cfg.HTTP {
+	if l.cfg.Kind == acceptor.HTTPAttempt {
 		src = io.LimitReader(rc, errorBodyLimit+1)
 	}
 	// Peek: an attempt that wrote nothing gets no frame.
@@ -90,7 +91,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	w := l.w
 	l.writeFrame(r.Number, l.maxAttempts)
 	ew := l.cfg.Echo.Writer(w) // bytes the attempt wrote, repeated
-	if l.cfg.HTTP {
+	if l.cfg.Kind == acceptor.HTTPAttempt {
 		return l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit)
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
@@ -199,7 +200,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 		return
 	}
 	what := "stdout"
-	if l.cfg.HTTP {
+	if l.cfg.Kind == acceptor.HTTPAttempt {
 		what = "body"
 	}
 	if l.cfg.JSONFrame {

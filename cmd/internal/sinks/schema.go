@@ -10,8 +10,9 @@ import (
 // SchemaVersion is the version of the JSON log's lines and of the report
 // (docs/logs.md), in their "version" field. It changes
 // when a field changes its meaning or goes away; a new field does not
-// change it.
-const SchemaVersion = 1
+// change it. Version 2: a --tcp attempt's connect is under "tcp", no
+// longer under "http".
+const SchemaVersion = 2
 
 // Attempt is one attempt as the JSON log and the report show it. Its
 // fields are in the alphabetical order of their JSON names, the order the
@@ -38,6 +39,7 @@ type Attempt struct {
 	Start        string `json:"start"`            // RFC 3339, UTC
 	Status       int    `json:"status,omitempty"` // the HTTP status
 	Stopped      string `json:"stopped,omitempty"`
+	TCP          *TCP   `json:"tcp,omitempty"` // a --tcp connect that was accepted
 	TimedOut     bool   `json:"timed_out,omitempty"`
 	Value        string `json:"value,omitempty"` // what the deciding acceptor saw
 }
@@ -47,7 +49,6 @@ type Attempt struct {
 // %{header_json}).
 type HTTP struct {
 	BodyBytes      *int64              `json:"body_bytes,omitempty"` // absent when the body was not read whole
-	Connected      string              `json:"connected,omitempty"`  // TCP: the address connected to
 	Error          string              `json:"error,omitempty"`
 	FinalURL       string              `json:"final_url,omitempty"`
 	Headers        map[string][]string `json:"headers,omitempty"`
@@ -81,6 +82,12 @@ func traceOf(steps []acceptor.Step) []TraceStep {
 		out[i] = TraceStep{Acceptor: s.Name, Expr: s.Expr, Matched: s.Matched, State: s.State.String(), Value: s.Value}
 	}
 	return out
+}
+
+// TCP is a --tcp attempt's accepted connect (runner.Exchange) as the JSON
+// log and the report show it.
+type TCP struct {
+	Connected string `json:"connected"` // the address connected to
 }
 
 // Hook is an --on-retry run.
@@ -138,7 +145,11 @@ func attemptOf(r *runner.Record) Attempt {
 			j.OnRetry.Error = h.Err.Error()
 		}
 	}
-	j.HTTP = httpOf(r.Result.Exchange)
+	if x := r.Result.Exchange; x != nil && a.Kind == acceptor.TCPAttempt {
+		j.TCP = &TCP{Connected: x.Connected}
+	} else {
+		j.HTTP = httpOf(x)
+	}
 	return j
 }
 
@@ -147,7 +158,7 @@ func httpOf(x *runner.Exchange) *HTTP {
 	if x == nil {
 		return nil
 	}
-	h := &HTTP{Connected: x.Connected, Error: x.Error, FinalURL: x.FinalURL, Method: x.Method,
+	h := &HTTP{Error: x.Error, FinalURL: x.FinalURL, Method: x.Method,
 		Redirects: x.Redirects, Status: x.Status, URL: x.URL,
 		Headers: nonEmpty(x.Header), RequestHeaders: nonEmpty(x.RequestHeader)}
 	if x.BodyRead {

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// sourceFiles parses every Go file of the module that is part of a
+// program (no test, no testdata), with its path.
+func sourceFiles(t *testing.T) map[string]*ast.File {
+	t.Helper()
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files[filepath.ToSlash(p)] = f
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 50 {
+		t.Fatalf("found only %d Go files: is the test running in the module root?", len(files))
+	}
+	return files
+}
+
+// The kind of attempt (a command, an HTTP call, a TCP connect) has one
+// spelling, acceptor.AttemptKind: no other type or constant names the
+// kinds, and no boolean says "HTTP" (or "TCP", or "processes") for one of
+// them — a boolean named HTTP that meant "HTTP or TCP" once left the --tcp
+// address out of a --state sequence's identity.
+func TestOneSpellingOfTheAttemptKind(t *testing.T) {
+	kindType := regexp.MustCompile(`(?i)attempt_?kind|kind_?of_?attempt|source_?kind`)
+	kindConst := regexp.MustCompile(`(?i)^(command|cmd|http|url|tcp|connect)_?(attempt|kind|source)$`)
+	kindBool := regexp.MustCompile(`(?i)^(is_?)?(http|tcp|processes|command)$`)
+	for path, f := range sourceFiles(t) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.TypeSpec:
+				if kindType.MatchString(n.Name.Name) && !(path == "acceptor/attempt.go" && n.Name.Name == "AttemptKind") {
+					t.Errorf("%s: type %s: the kind of attempt is acceptor.AttemptKind", path, n.Name.Name)
+				}
+			case *ast.ValueSpec:
+				for _, name := range n.Names {
+					if kindConst.MatchString(name.Name) && path != "acceptor/attempt.go" {
+						t.Errorf("%s: %s: the kinds of attempt are acceptor.CommandAttempt, HTTPAttempt and TCPAttempt", path, name.Name)
+					}
+					if id, ok := n.Type.(*ast.Ident); ok && id.Name == "bool" && kindBool.MatchString(name.Name) {
+						t.Errorf("%s: bool %s: say the kind of attempt with acceptor.AttemptKind", path, name.Name)
+					}
+				}
+			case *ast.Field:
+				if id, ok := n.Type.(*ast.Ident); ok && id.Name == "bool" {
+					for _, name := range n.Names {
+						if kindBool.MatchString(name.Name) {
+							t.Errorf("%s: field %s bool: say the kind of attempt with acceptor.AttemptKind", path, name.Name)
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+}
+
+// The exit status is decided in one function, cmd's exitStatus (as
+// restic's main.go does): no other function of the presentation layer
+// returns an int and computes it from retry's exit statuses
+// (cmd/internal/exit's constants) or from a signal (128+N). Errors carry what happened up to it;
+// the subcommands' errors that name their status (exit.Error) are values,
+// not functions.
+func TestOneExitStatusFunction(t *testing.T) {
+	statuses := map[string]bool{"OK": true, "Failure": true, "Query": true, "IOError": true, "TempFail": true,
+		"Timeout": true, "Usage": true, "NotExec": true, "NotFound": true, "ForStream": true}
+	for path, f := range sourceFiles(t) {
+		if !strings.HasPrefix(path, "cmd/") || strings.HasPrefix(path, "cmd/internal/exit/") {
+			continue
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil || !returnsInt(fn.Type) {
+				continue
+			}
+			if path == "cmd/status.go" && fn.Name.Name == "exitStatus" {
+				continue
+			}
+			if decidesStatus(fn.Body, statuses) {
+				t.Errorf("%s: %s returns an int and computes an exit status: cmd's exitStatus is the one place that decides it", path, fn.Name.Name)
+			}
+		}
+	}
+}
+
+// returnsInt reports whether ft has an int among its results.
+func returnsInt(ft *ast.FuncType) bool {
+	if ft.Results == nil {
+		return false
+	}
+	for _, r := range ft.Results.List {
+		if id, ok := r.Type.(*ast.Ident); ok && id.Name == "int" {
+			return true
+		}
+	}
+	return false
+}
+
+// decidesStatus reports whether n names one of retry's exit statuses
+// (exit.X) or adds 128 to a signal.
+func decidesStatus(n ast.Node, statuses map[string]bool) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "exit" && statuses[n.Sel.Name] {
+				found = true
+			}
+		case *ast.BinaryExpr:
+			if l, ok := n.X.(*ast.BasicLit); ok && n.Op == token.ADD && l.Value == "128" {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
