@@ -51,10 +51,10 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 
 	if p.State != nil {
 		r := runDurable(ctx, o, p, l, proc)
-		return nil, l.finish(ctx, o, p, r)
+		return nil, l.finish(ctx, o, r)
 	}
 	r := execute(ctx, o, p, l, proc)
-	return r.out, l.finish(ctx, o, p, r)
+	return r.out, l.finish(ctx, o, r)
 }
 
 // execute starts proc's switches (signals cancel the run), runs the
@@ -99,38 +99,18 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 			rec.Result.Release()
 		}
 	}
-	l.ci.Finish(o.Name(), out, exitStatus(r), ctx.Done())
 	return r
 }
 
-// finish ends the sinks of a run the user asked for: it closes the
-// --log-file (giving up on a FIFO whose reader never came) and writes the
-// --report (nothing ran: no report). A sink that could not be written is
-// one line on stderr naming it, with the run's own outcome and status,
-// and makes the exit status 74, as for stdout; a signal that came
-// meanwhile (while a sink waited for a FIFO's reader) ends the run with
-// 128+N. It returns r, with what happened to the sinks.
-func (l *logs) finish(ctx context.Context, o *plan.Options, p *plan.Plan, r *runEnd) *runEnd {
-	type failure struct {
-		sink string
-		err  error
-	}
-	var failed []failure
-	if p.LogFile != nil {
-		if err := p.LogFile.Close(); err != nil {
-			failed = append(failed, failure{"--log-file " + o.Output.LogFile, err})
-		}
-	}
+// finish writes the end sinks of a run (l.end: the CI's files, the
+// --log-file's close, the --report) with its exit status. A sink that
+// could not be written is one line on stderr naming it, with the run's
+// own outcome and status, and makes the exit status 74, as for stdout; a
+// signal that came meanwhile (while a sink waited for a FIFO's reader)
+// ends the run with 128+N. It returns r, with what happened to the sinks.
+func (l *logs) finish(ctx context.Context, o *plan.Options, r *runEnd) *runEnd {
 	runCode := exitStatus(r)
-	if r.out != nil && o.Output.Report != "" {
-		cfg := sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(), Target: p.Describe, Consecutive: o.Budget.Consecutive}
-		if p.State != nil {
-			cfg.State = p.State.Name
-		}
-		if err := sinks.WriteReport(cfg, r.out, runCode, ctx.Done()); err != nil {
-			failed = append(failed, failure{"--report " + o.Output.Report, err})
-		}
-	}
+	failed := l.end.Finish(sinks.End{Command: o.Name(), Outcome: r.out, Status: runCode, Done: ctx.Done()})
 	if !errors.As(context.Cause(ctx), &r.signal) {
 		r.sinkFailed = len(failed) > 0
 	}
@@ -140,7 +120,7 @@ func (l *logs) finish(ctx context.Context, o *plan.Options, p *plan.Plan, r *run
 		if r.out != nil {
 			run = fmt.Sprintf("the run: %s, %s", r.out.End, run)
 		}
-		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.sink, f.err, run, code)
+		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code)
 	}
 	return r
 }

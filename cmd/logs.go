@@ -25,6 +25,10 @@ type logs struct {
 	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
 	ci      *sinks.CI   // nil outside CI
 	retried *sinks.Retried
+	// end are the sinks written once the run has ended, in order: the CI's
+	// files (whose warnings go to the --log-file), the --log-file's close,
+	// the --report.
+	end sinks.EndSinks
 
 	stderr io.Writer // retry's stderr, where a sink that failed is reported
 	// interrupt cancels the run's context beyond execute (the sinks wait
@@ -89,6 +93,17 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 		JSONFrame: o.Output.LogFormat == "json",
 		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
 	}, l.lines, out)
+
+	if l.ci != nil {
+		l.end = append(l.end, l.ci)
+	}
+	if p.LogFile != nil {
+		l.end = append(l.end, sinks.LogFile{Stream: p.LogFile})
+	}
+	if o.Output.Report != "" {
+		l.end = append(l.end, sinks.ReportFile{Config: sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(),
+			Target: p.Describe, Consecutive: o.Budget.Consecutive, State: state}})
+	}
 	return l
 }
 

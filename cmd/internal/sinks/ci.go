@@ -211,17 +211,22 @@ func ciEndMessage(out *runner.Outcome) string {
 	return s
 }
 
-// Finish writes the step outputs and the summary table (GitHub), once the
-// exit status is known. Problems writing them are warnings: the run's exit
-// status stays the run's.
+// Name says what the CI sink writes at the end of a run.
+func (c *CI) Name() string { return "the CI's step outputs and summary" }
+
+// Finish writes the step outputs and the summary table (GitHub) of a run
+// that made attempts, once the exit status is known: an EndSink. Problems
+// writing them are warnings: the run's exit status stays the run's, and
+// Finish returns nil.
 //
 // The files are appended to by the write policy (a symbolic link followed,
 // a FIFO written through); waiting for a FIFO's reader ends when done is
 // closed. The summary is redacted: it repeats what attempts said.
-func (c *CI) Finish(command string, out *runner.Outcome, code int, done <-chan struct{}) {
-	if c == nil || c.cfg.System != CIGitHub {
-		return
+func (c *CI) Finish(e End) error {
+	if c == nil || c.cfg.System != CIGitHub || e.Outcome == nil {
+		return nil
 	}
+	command, out, code, done := e.Command, e.Outcome, e.Status, e.Done
 	if path := c.cfg.Getenv("GITHUB_OUTPUT"); path != "" {
 		var b strings.Builder
 		for _, kv := range [][2]string{
@@ -240,6 +245,7 @@ func (c *CI) Finish(command string, out *runner.Outcome, code int, done <-chan s
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
+	return nil
 }
 
 // writeOutput writes one step output in the heredoc form of $GITHUB_OUTPUT,
