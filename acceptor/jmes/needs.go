@@ -1,11 +1,6 @@
 package jmes
 
 import (
-	"maps"
-	"slices"
-	"strconv"
-	"strings"
-
 	"github.com/jmespath/go-jmespath"
 )
 
@@ -427,85 +422,9 @@ func (p *pathSet) add(e *jmesExpr, n *need, streamable bool) {
 	p.rest = p.an.merge(p.rest, n)
 }
 
-// Everything reports whether the whole document is needed.
-func (p *pathSet) Everything() bool { return p.root != nil && p.root.full }
-
 // Field returns what p observes of the value of key in the document, as a
 // pathSet for that value: for expressions over {"input": …, "output": …},
 // Field("output") is what they observe of the output.
 func (p *pathSet) Field(key string) *pathSet {
 	return &pathSet{an: p.an, root: p.an.field(p.root, key), rest: p.an.field(p.root, key)}
-}
-
-// String writes the set compactly: * for everything, {key:…} for the keys
-// of an object ({**:…} for every key), […] for array elements, _ for the
-// type only; "" for nothing. The paths of
-// Reservations[].Instances[].State.Name are
-// {Reservations:[{Instances:[{State:{Name:*}}]}]}.
-func (p *pathSet) String() string {
-	var b strings.Builder
-	writeNeed(&b, p.root)
-	return b.String()
-}
-
-func writeNeed(b *strings.Builder, n *need) {
-	switch {
-	case n == nil:
-		return
-	case n.full:
-		b.WriteByte('*')
-		return
-	case n.empty():
-		b.WriteByte('_')
-		return
-	}
-	if len(n.fields) > 0 || n.all != nil {
-		keys := slices.Sorted(maps.Keys(n.fields))
-		b.WriteByte('{')
-		for i, k := range keys {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			if isPlainKey(k) {
-				b.WriteString(k)
-			} else {
-				b.WriteString(strconv.Quote(k))
-			}
-			b.WriteByte(':')
-			writeNeed(b, n.fields[k])
-		}
-		if n.all != nil {
-			if len(keys) > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString("**:")
-			writeNeed(b, n.all)
-		}
-		b.WriteByte('}')
-	}
-	if n.elems != nil {
-		b.WriteByte('[')
-		writeNeed(b, n.elems)
-		b.WriteByte(']')
-	}
-	for _, i := range slices.Sorted(maps.Keys(n.at)) {
-		b.WriteByte('[')
-		b.WriteString(strconv.FormatInt(i, 10))
-		b.WriteByte(':')
-		writeNeed(b, n.at[i])
-		b.WriteByte(']')
-	}
-}
-
-func isPlainKey(k string) bool {
-	if k == "" {
-		return false
-	}
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return false
-		}
-	}
-	return true
 }

@@ -42,21 +42,10 @@ func (q *Query) Expression() string { return q.expr.src }
 // the string "Ready").
 func (q *Query) Warnings() []string { return q.expr.warnings }
 
-// apply evaluates the query on doc (a document as acceptor.DecodeJSON returns
-// one) and writes the result as compact JSON followed by a newline: object
-// keys sorted, nothing HTML-escaped, numbers as encoding/json writes them. A
-// result that JSON cannot hold (+Inf from an overflowing sum(), an expression reference)
-// and a JMESPath runtime error are errors; so is a failure inside the
-// JMESPath library.
-func (q *Query) apply(doc any) ([]byte, error) {
-	v, err := q.expr.search(doc)
-	if err != nil {
-		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
-	}
-	return q.writeJSON(v)
-}
-
-// writeJSON writes the result v as apply does.
+// writeJSON writes the result v as compact JSON followed by a newline:
+// object keys sorted, nothing HTML-escaped, numbers as encoding/json
+// writes them. A result that JSON cannot hold (+Inf from an overflowing
+// sum(), an expression reference) is an error.
 func (q *Query) writeJSON(v any) ([]byte, error) {
 	var b bytes.Buffer
 	w := jsonWriter{b: &b}
@@ -66,22 +55,6 @@ func (q *Query) writeJSON(v any) ([]byte, error) {
 	}
 	b.WriteByte('\n')
 	return b.Bytes(), nil
-}
-
-// ApplyAttempt applies the query to a's stdout parsed as JSON (empty
-// stdout is {}), building only the parts of the document the expression
-// can reach, and writes the result as compact JSON followed by a newline:
-// object keys sorted, nothing HTML-escaped, numbers as encoding/json writes
-// them. A result that JSON cannot hold (+Inf from an overflowing sum(), an expression
-// reference) and a JMESPath runtime error are errors; so is a failure
-// inside the JMESPath library. Stdout that is not JSON is an error
-// wrapping acceptor.ErrNotJSON.
-func (q *Query) ApplyAttempt(a *acceptor.Attempt) ([]byte, error) {
-	v, err := q.result(a)
-	if err != nil {
-		return nil, err
-	}
-	return q.writeJSON(v)
 }
 
 // result evaluates the query on a's stdout. When the result holds a number

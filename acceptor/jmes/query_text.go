@@ -3,26 +3,14 @@ package jmes
 import (
 	"bytes"
 	"fmt"
-
-	"github.com/retry-dev/retry/acceptor"
 )
 
-// applyText evaluates the query on doc and writes the result as text, the
-// way the AWS CLI's --output text writes scalars and lists, for shell
-// variables: a string unquoted; a number or a boolean as JSON writes it;
-// null as an empty line; an array one element per line, each element as
-// text (a nested array or object as compact JSON); an object as compact
-// JSON. Every line ends with a newline; an empty array writes nothing.
-// The errors are apply's.
-func (q *Query) applyText(doc any) ([]byte, error) {
-	v, err := q.expr.search(doc)
-	if err != nil {
-		return nil, fmt.Errorf("evaluating %q: %v", q.expr.src, err)
-	}
-	return q.writeText(v)
-}
-
-// writeText writes the result v as applyText does.
+// writeText writes the result v as text, the way the AWS CLI's --output
+// text writes scalars and lists, for shell variables: a string unquoted; a
+// number or a boolean as JSON writes it; null as an empty line; an array
+// one element per line, each element as text (a nested array or object as
+// compact JSON); an object as compact JSON. Every line ends with a
+// newline; an empty array writes nothing. The errors are writeJSON's.
 func (q *Query) writeText(v any) ([]byte, error) {
 	var b bytes.Buffer
 	w := jsonWriter{b: &b}
@@ -48,15 +36,4 @@ func textLine(w *jsonWriter, v any) {
 		w.value(v)
 	}
 	w.b.WriteByte('\n')
-}
-
-// ApplyAttemptText is ApplyAttempt with the result written as text, the
-// way the AWS CLI's --output text writes it (see applyText): for shell
-// variables.
-func (q *Query) ApplyAttemptText(a *acceptor.Attempt) ([]byte, error) {
-	v, err := q.result(a)
-	if err != nil {
-		return nil, err
-	}
-	return q.writeText(v)
 }

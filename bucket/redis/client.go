@@ -152,11 +152,3 @@ func (c *Client) Replicated(ctx context.Context, key string) int64 {
 	}
 	return n
 }
-
-// Untrusted reports whether err is a server certificate that TLS refused
-// (signed by an authority retry does not trust, for another name, expired):
-// a configuration to fix, not a store that is down.
-func Untrusted(err error) bool {
-	var ve *tls.CertificateVerificationError
-	return errors.As(err, &ve)
-}

@@ -29,15 +29,6 @@ func (d *Duration) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// FormatDuration writes d the way retry's logs do: "40ms", "1m30s", "2h0m0s"
-// rounded to the millisecond above one second.
-func FormatDuration(d time.Duration) string {
-	if d >= time.Second {
-		d = d.Round(time.Millisecond)
-	}
-	return d.String()
-}
-
 // CorruptError is a state file that cannot be read as a state: not JSON,
 // another format version, or values no retry writes. It is never taken as a
 // new sequence, since that would retry past a limit the user set.

@@ -196,7 +196,7 @@ func (s *State) Check(now time.Time, c Config) Verdict {
 		return Ended
 	}
 	if !s.Deadline.IsZero() && !now.Before(s.Deadline) {
-		s.end(GivenUp, c.Exits.Deadline, fmt.Sprintf("time budget exceeded (--max-time %s since the first attempt)", FormatDuration(c.MaxTime)))
+		s.end(GivenUp, c.Exits.Deadline, fmt.Sprintf("time budget exceeded (--max-time %s since the first attempt)", c.MaxTime))
 		return Ended
 	}
 	if now.Before(s.NextDue) {
@@ -246,7 +246,7 @@ func (s *State) Recover(c Config) bool {
 	case c.MaxAttempts > 0 && s.Attempts >= c.MaxAttempts:
 		s.end(GivenUp, c.Exits.Unfinished, fmt.Sprintf("max attempts exceeded: attempt %d of %d did not finish (retry was killed or crashed)", s.Attempts, c.MaxAttempts))
 	case !s.Deadline.IsZero() && s.NextDue.After(s.Deadline):
-		s.end(GivenUp, c.Exits.Deadline, fmt.Sprintf("time budget exceeded (--max-time %s since the first attempt): attempt %d did not finish", FormatDuration(c.MaxTime), s.Attempts))
+		s.end(GivenUp, c.Exits.Deadline, fmt.Sprintf("time budget exceeded (--max-time %s since the first attempt): attempt %d did not finish", c.MaxTime, s.Attempts))
 	}
 	return true
 }

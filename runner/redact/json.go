@@ -8,7 +8,7 @@ import (
 // JSON returns the JSON text b with its secrets hidden, whatever built it
 // (a map, a typed struct, a slice of either): every string value as Text
 // hides secrets in it, and the value of every key whose name is secret
-// (IsSecretName: "client_secret", "password", "token") replaced by
+// (isSecretName: "client_secret", "password", "token") replaced by
 // "REDACTED" when it is a string or a number. Keys, structure, order and
 // layout stay as they are; a string is re-encoded only when its text
 // changed. Text that is not valid JSON is returned as Text hides it.

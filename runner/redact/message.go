@@ -105,7 +105,7 @@ func words(s string) string { return text(s, false) }
 
 // NamesSecret reports whether an expression (a JMESPath path such as
 // Credentials.SecretAccessKey, length(Tokens), "api-key") names a secret:
-// one of its names, as IsSecretName reads them, is secret. Its value is
+// one of its names, as isSecretName reads them, is secret. Its value is
 // then hidden wherever retry shows it, as the value of a secret key is.
 func NamesSecret(expr string) bool {
 	for _, name := range strings.FieldsFunc(expr, func(r rune) bool {

@@ -55,7 +55,7 @@ var secretNames = []string{"sig", "pass", "jwt"}
 // ACTIONS_RUNTIME_TOKEN, NPM_TOKEN, PGPASSWORD, MYSQL_PWD, VAULT_TOKEN.
 var wellKnown = []string{"sentry_dsn", "slack_webhook_url", "database_url", "dsn"}
 
-// IsSecretName reports whether a variable, parameter or key name (any
+// isSecretName reports whether a variable, parameter or key name (any
 // case, leading dashes ignored) looks like it holds a secret: it contains
 // auth, token, key, secret, passw, pwd, signature, session, cookie or
 // credential (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY, api_key, client_secret,
@@ -63,9 +63,6 @@ var wellKnown = []string{"sentry_dsn", "slack_webhook_url", "database_url", "dsn
 // name says nothing (SENTRY_DSN, SLACK_WEBHOOK_URL, DATABASE_URL). It errs
 // on the side of hiding: Idempotency-Key and monkey=1 are hidden too. An
 // empty name is not secret.
-func IsSecretName(name string) bool { return isSecretName(name) }
-
-// isSecretName is IsSecretName.
 func isSecretName(name string) bool {
 	n := strings.ToLower(strings.TrimLeft(name, "-"))
 	if slices.Contains(secretNames, n) || slices.Contains(wellKnown, n) {
@@ -313,7 +310,7 @@ var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(
 // the user information and secret query parameters of every URL in it
 // (URL), "Bearer S" and "Basic S" credentials, the value of every
 // "Name: value" header or pair whose name is secret (IsSecretHeader), of
-// every NAME=VALUE and NAME = VALUE whose name is secret (IsSecretName:
+// every NAME=VALUE and NAME = VALUE whose name is secret (isSecretName:
 // GITHUB_TOKEN=S, api_token=S, aws_secret_access_key = S), of every JSON
 // key whose name is secret ("client_secret": "S" → "client_secret":
 // "REDACTED", quotes kept), and the body of a PEM private key. Only the

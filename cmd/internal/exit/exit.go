@@ -42,11 +42,6 @@ func Usagef(format string, args ...any) error {
 	return &Error{Code: Usage, Msg: fmt.Sprintf(format, args...)}
 }
 
-// Failf is a failure of retry's own (exit 1) with a message.
-func Failf(format string, args ...any) error {
-	return &Error{Code: Failure, Msg: fmt.Sprintf(format, args...)}
-}
-
 // ForStream maps a stream that broke during the run to retry's status:
 // 128+SIGPIPE for a closed pipe, as a shell pipeline expects, else IOError
 // (a full device, a spill file that cannot be written).
