@@ -75,7 +75,7 @@ func ListWaiters(o *Options) error {
 		return nil
 	}
 	type listed struct {
-		family             waiters.Family
+		family            waiters.Family
 		waiters, services int
 	}
 	var lists []listed
