@@ -93,13 +93,30 @@ func redisState(ts *testscript.TestScript, raw string) map[string]string {
 	u, err := url.Parse(raw)
 	ts.Check(err)
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	db := 0
-	if len(parts) == 2 {
-		db, err = strconv.Atoi(parts[0])
-		ts.Check(err)
-	}
 	key := parts[len(parts)-1]
-	c := goredis.NewClient(&goredis.Options{Addr: u.Host, DB: db, Protocol: 2})
+	parts = parts[:len(parts)-1]
+	var c goredis.UniversalClient
+	switch u.Scheme {
+	case "redis+cluster":
+		// On a cluster, the key's name is a hash tag: the hash and the
+		// lock in one slot.
+		key = "{" + key + "}"
+		c = goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(u.Host, ","), Protocol: 2})
+	case "redis+sentinel":
+		db := 0
+		if len(parts) == 2 {
+			db, err = strconv.Atoi(parts[1])
+			ts.Check(err)
+		}
+		c = goredis.NewFailoverClient(&goredis.FailoverOptions{MasterName: parts[0], SentinelAddrs: strings.Split(u.Host, ","), DB: db, Protocol: 2})
+	default:
+		db := 0
+		if len(parts) == 1 {
+			db, err = strconv.Atoi(parts[0])
+			ts.Check(err)
+		}
+		c = goredis.NewClient(&goredis.Options{Addr: u.Host, DB: db, Protocol: 2})
+	}
 	defer c.Close()
 	ctx := context.Background()
 	f, err := c.HGetAll(ctx, "retry:state:"+key).Result()

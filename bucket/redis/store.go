@@ -6,10 +6,7 @@ package redis
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"net"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,73 +27,11 @@ const KeyPrefix = "retry:scope:"
 // nothing but its last-update time.
 const KeyTTL = time.Hour
 
-// Timeout bounds every call to the server (dial, read, write): a store that
-// does not answer must not hold up the command for long.
-const Timeout = 2 * time.Second
-
-// URL is a parsed store URL.
-type URL struct {
-	opts     *goredis.Options
-	redacted string
-	password string
-}
-
-// ParseURL parses redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://…
-// (TLS). It refuses another scheme, a missing host, a port that is not a
-// number in 1-65535, a DB that is not a number, and query parameters; the
-// error never holds the password.
-func ParseURL(raw string) (*URL, error) {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return nil, errors.New("not a URL; want redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://…")
-	}
-	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return nil, fmt.Errorf("scheme %q: want redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (TLS)", u.Scheme)
-	}
-	redacted := u.Redacted()
-	if u.Hostname() == "" {
-		return nil, fmt.Errorf("%s: no host; want %s://HOST[:PORT][/DB]", redacted, u.Scheme)
-	}
-	if p := u.Port(); p != "" || strings.HasSuffix(u.Host, ":") {
-		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return nil, fmt.Errorf("%s: port %q: want a number in 1-65535", redacted, p)
-		}
-	}
-	if db := strings.Trim(u.Path, "/"); db != "" {
-		if n, err := strconv.Atoi(db); err != nil || n < 0 {
-			return nil, fmt.Errorf("%s: database %q: want a number (/0, /1, …)", redacted, db)
-		}
-	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%s: no query or fragment accepted", redacted)
-	}
-	pw, _ := u.User.Password()
-	// go-redis parses what we checked; keep only the host and the path.
-	clean := &url.URL{Scheme: u.Scheme, User: u.User, Host: u.Host, Path: u.Path}
-	if u.Port() == "" {
-		clean.Host = net.JoinHostPort(u.Hostname(), "6379")
-	}
-	opts, err := goredis.ParseURL(clean.String())
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", redacted, strings.ReplaceAll(err.Error(), pw, "xxxxx"))
-	}
-	opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = Timeout, Timeout, Timeout
-	opts.MaxRetries = -1 // one try: a failing store is reported, not hammered
-	opts.DialerRetries, opts.DialerRetryTimeout = 1, time.Millisecond
-	opts.PoolSize = 2
-	opts.Protocol = 2
-	opts.DisableIdentity = true
-	return &URL{opts: opts, redacted: redacted, password: pw}, nil
-}
-
-// String returns the URL with its password replaced by xxxxx.
-func (u *URL) String() string { return u.redacted }
-
 // Client is a connection pool to a store; open it with Dial, close it with
 // Close. Connections are made on first use.
 type Client struct {
 	url *URL
-	rdb *goredis.Client
+	rdb goredis.UniversalClient
 }
 
 var quiet sync.Once
@@ -104,7 +39,7 @@ var quiet sync.Once
 // Dial returns a client of the store at u. It does not connect.
 func Dial(u *URL) *Client {
 	quiet.Do(func() { goredis.SetLogger(discard{}) }) // go-redis logs to stderr otherwise
-	return &Client{url: u, rdb: goredis.NewClient(u.opts)}
+	return &Client{url: u, rdb: u.client()}
 }
 
 type discard struct{}
@@ -116,7 +51,7 @@ func (c *Client) Close() error { return c.rdb.Close() }
 
 // Conn returns the go-redis client of c, for the other keys retry keeps in
 // the same store (the sequences of --state redis://…/KEY).
-func (c *Client) Conn() *goredis.Client { return c.rdb }
+func (c *Client) Conn() goredis.UniversalClient { return c.rdb }
 
 // URL returns the URL of the store c was dialled for.
 func (c *Client) URL() *URL { return c.url }
@@ -203,7 +138,7 @@ func (s *Scope) run(ctx context.Context, sc *goredis.Script, arg any, more ...an
 		now = strconv.FormatInt(s.clock().UnixMicro(), 10)
 	}
 	args := append([]any{KeyTTL.Milliseconds(), s.capacity, arg, now}, more...)
-	v, err := sc.Run(ctx, s.c.rdb, []string{s.key}, args...).Result()
+	v, err := s.c.Run(ctx, sc, []string{s.key}, args...)
 	return v, s.c.redact(err)
 }
 
@@ -294,12 +229,28 @@ func (s *Scope) Info(ctx context.Context) (bucket.ScopeInfo, error) {
 
 // List returns the names of the scopes in the store, sorted.
 func (c *Client) List(ctx context.Context) ([]string, error) {
-	var names []string
-	iter := c.rdb.Scan(ctx, 0, KeyPrefix+"*", 100).Iterator()
-	for iter.Next(ctx) {
-		names = append(names, strings.TrimPrefix(iter.Val(), KeyPrefix))
+	var (
+		mu    sync.Mutex
+		names []string
+	)
+	scan := func(ctx context.Context, node *goredis.Client) error {
+		iter := node.Scan(ctx, 0, KeyPrefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			mu.Lock()
+			names = append(names, strings.TrimPrefix(iter.Val(), KeyPrefix))
+			mu.Unlock()
+		}
+		return iter.Err()
 	}
-	if err := iter.Err(); err != nil {
+	var err error
+	switch rdb := c.rdb.(type) {
+	case *goredis.ClusterClient:
+		// A cluster's keys are spread over its primaries: scan each.
+		err = rdb.ForEachMaster(ctx, scan)
+	case *goredis.Client:
+		err = scan(ctx, rdb)
+	}
+	if err != nil {
 		return nil, c.redact(err)
 	}
 	slices.Sort(names)

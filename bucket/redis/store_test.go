@@ -248,17 +248,32 @@ func TestRedisScopeAdmin(t *testing.T) {
 }
 
 func TestParseURL(t *testing.T) {
-	for _, bad := range []string{"http://h", "redis://", "redis://h:0", "redis://h:99999", "redis://h:x", "redis://h/db", "redis://h/1?x=1", "unix:///s"} {
+	for _, bad := range []string{"http://h", "redis://", "redis://h:0", "redis://h:", "redis://h:99999", "redis://h:x", "redis://h/db", "redis://h/1?x=1", "unix:///s",
+		"redis://h1,h2", "redis+cluster://h:1/0", "redis+cluster://h:1,", "redis+sentinel://s:1", "redis+sentinel://s:1/m/x", "redis+sentinel://s:1/m/1/2", "redis+cluster://[::1/"} {
 		if _, err := ParseURL(bad); err == nil {
 			t.Errorf("ParseURL(%q) succeeded", bad)
 		}
 	}
-	u, err := ParseURL("rediss://ops:s3cr3t@h/2")
-	if err != nil {
-		t.Fatal(err)
+	for raw, want := range map[string]URL{
+		"rediss://ops:s3cr3t@h/2":                        {Topology: Single, TLS: true, Addrs: []string{"h:6379"}, DB: 2, redacted: "rediss://ops:xxxxx@h/2"},
+		"redis://[::1]:7000":                             {Addrs: []string{"[::1]:7000"}, redacted: "redis://[::1]:7000"},
+		"redis+cluster://ops:s3cr3t@a:7000,b,[::1]:7002": {Topology: Cluster, Addrs: []string{"a:7000", "b:6379", "[::1]:7002"}, redacted: "redis+cluster://ops:xxxxx@a:7000,b,[::1]:7002"},
+		"rediss+cluster://a:7000/":                       {Topology: Cluster, TLS: true, Addrs: []string{"a:7000"}, redacted: "rediss+cluster://a:7000"},
+		"redis+sentinel://:pw@s1,s2:26380/mymaster/3":    {Topology: Sentinel, Addrs: []string{"s1:26379", "s2:26380"}, Master: "mymaster", DB: 3, redacted: "redis+sentinel://:xxxxx@s1,s2:26380/mymaster/3"},
+		"rediss+sentinel://s1:1/mymaster":                {Topology: Sentinel, TLS: true, Addrs: []string{"s1:1"}, Master: "mymaster", redacted: "rediss+sentinel://s1:1/mymaster"},
+	} {
+		u, err := ParseURL(raw)
+		if err != nil {
+			t.Errorf("%s: %v", raw, err)
+			continue
+		}
+		if u.Topology != want.Topology || u.TLS != want.TLS || fmt.Sprint(u.Addrs) != fmt.Sprint(want.Addrs) || u.Master != want.Master || u.DB != want.DB || u.String() != want.redacted {
+			t.Errorf("%s: %+v, want %+v", raw, *u, want)
+		}
 	}
-	if u.String() != "rediss://ops:xxxxx@h/2" || u.opts.DB != 2 || u.opts.TLSConfig == nil || u.opts.Addr != "h:6379" || u.opts.Password != "s3cr3t" {
-		t.Errorf("ParseURL: %s, %+v", u, u.opts)
+	u, err := ParseURL("rediss://ops:s3cr3t@h/2")
+	if err != nil || u.password != "s3cr3t" || u.user != "ops" || !u.PasswordInURL() {
+		t.Errorf("the URL's user and password: %+v, %v", u, err)
 	}
 	if _, err := ParseURL("redis://ops:s3cr3t@h:99999"); err == nil || !strings.Contains(err.Error(), "xxxxx") || strings.Contains(err.Error(), "s3cr3t") {
 		t.Errorf("error %v shows the password or no redacted URL", err)

@@ -292,6 +292,12 @@ max_attempts: 3
 retry_wait_seconds: 0.01
 command: MARK; [ $(wc -l < "$STARTS") -ge 2 ]`,
 		ours: e(0, 2, 0, 2, 0, 1, 0), nick: e(0, 2, 0, 2, 0, 1, 0)},
+	{name: "timeout_minutes 1.5", with: `
+timeout_minutes: 1.5
+max_attempts: 3
+retry_wait_seconds: 0.01
+command: MARK`,
+		ours: e(0, 1, 0, 1, 0, 0, 0), nick: e(0, 1, 0, 1, 0, 0, 0)},
 	{name: "both timeout inputs", with: `
 timeout_minutes: 1
 timeout_seconds: 5

@@ -379,6 +379,7 @@ func TestActionRefusesBadInputs(t *testing.T) {
 		{map[string]string{"shell": "fish"}, 125, `::error title=retry::shell: "fish": want bash, sh, python or pwsh`},
 		{map[string]string{"timeout_minutes": "1", "timeout_seconds": "5"}, 125, `::error title=retry::timeout_minutes: set timeout_minutes or timeout_seconds, not both`},
 		{map[string]string{"max_attempts": "three"}, 125, `::error title=retry::max_attempts: "three": want a whole number`},
+		{map[string]string{"timeout_seconds": "", "timeout_minutes": "1m"}, 125, `::error title=retry::timeout_minutes: "1m": want a number of minutes (10, 1.5)`},
 		{map[string]string{"retry_wait_seconds": "1,5"}, 125, `::error title=retry::retry_wait_seconds: "1,5": want a number of seconds (10, 1.5)`},
 		{map[string]string{"retry_on_exit_code": "256"}, 125, `::error title=retry::retry_on_exit_code: "256": want an exit status, 1 to 255`},
 		{map[string]string{"retry_on": "sometimes"}, 125, `::error title=retry::retry_on: "sometimes": want any, timeout or error`},

@@ -121,7 +121,7 @@ func redactStoreError(err error, where string) string {
 // ParseScopeStore parses --scope-store: a redis:// or rediss:// URL.
 func ParseScopeStore(s string) (*redis.URL, error) {
 	if !strings.Contains(s, "://") {
-		return nil, fmt.Errorf("%q: want redis://[USER:PASSWORD@]HOST[:PORT][/DB] or rediss://… (without it, scopes live in the state directory)", s)
+		return nil, fmt.Errorf("%q: want %s (without it, scopes live in the state directory)", s, redis.Forms)
 	}
 	return redis.ParseURL(s)
 }

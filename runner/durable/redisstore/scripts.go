@@ -6,8 +6,9 @@ import "github.com/retry-dev/retry/bucket/redis"
 // hash; ARGV[1] is the caller's lock value. Each runs atomically, so a
 // write never lands after the lock changed hands.
 
-// lockScript takes the lock when it is free or holds ARGV[3] (a dead
-// holder's value, taken over), for ARGV[2] milliseconds, and returns
+// lockScript takes the lock when it is free, holds ARGV[3] (a dead
+// holder's value, taken over) or is already the caller's (a call tried
+// again after a failover), for ARGV[2] milliseconds, and returns
 // {1, HGETALL}; otherwise {0, the holder's value}. A key of another type
 // is an error, before anything is written.
 var lockScript = redis.LazyScript{Src: `
@@ -16,7 +17,7 @@ if t ~= 'hash' and t ~= 'none' then
   return redis.error_reply('WRONGTYPE ' .. KEYS[2] .. ' holds a ' .. t .. ', not a retry state')
 end
 local cur = redis.call('GET', KEYS[1])
-if cur and cur ~= ARGV[3] then return {0, cur} end
+if cur and cur ~= ARGV[3] and cur ~= ARGV[1] then return {0, cur} end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return {1, redis.call('HGETALL', KEYS[2])}
 `}

@@ -57,36 +57,28 @@ type Key struct {
 	redacted string
 }
 
-const form = "redis://[USER:PASSWORD@]HOST[:PORT][/DB]/KEY or rediss://…/KEY"
+const form = "redis://[USER:PASSWORD@]HOST[:PORT][/DB]/KEY, redis+cluster://[USER:PASSWORD@]HOST:PORT[,HOST:PORT…]/KEY or redis+sentinel://[USER:PASSWORD@]HOST:PORT[,HOST:PORT…]/MASTER[/DB]/KEY (rediss… for TLS)"
 
 // ParseKey parses a --state URL: the store as --scope-store reads it
 // (redis.ParseURL), then the key, the last element of the path, not empty.
 // Errors never hold the password.
 func ParseKey(raw string) (*Key, error) {
-	u, err := url.Parse(raw)
+	su, name, err := redis.ParseKeyURL(raw, form)
 	if err != nil {
-		return nil, errors.New("not a URL; want " + form)
-	}
-	if u.Scheme != "redis" && u.Scheme != "rediss" {
-		return nil, fmt.Errorf("scheme %q: want %s", u.Scheme, form)
-	}
-	redacted := u.Redacted()
-	i := strings.LastIndexByte(u.Path, '/')
-	if i < 0 || u.Path[i+1:] == "" {
-		return nil, fmt.Errorf("%s: no KEY; want %s", redacted, form)
-	}
-	name := u.Path[i+1:]
-	if strings.ContainsAny(name, "\x00\n\r") {
-		return nil, fmt.Errorf("%s: the KEY holds a control character", redacted)
-	}
-	store := *u
-	store.Path, store.RawPath = u.Path[:i], ""
-	su, err := redis.ParseURL(store.String())
-	if err != nil {
-		// Name the whole URL, the key included (the password replaced).
-		return nil, errors.New(strings.Replace(err.Error(), store.Redacted(), redacted, 1))
+		return nil, err
 	}
 	return &Key{Store: su, Name: name, redacted: su.String() + "/" + url.PathEscape(name)}, nil
+}
+
+// keys are the hash and the lock of the sequence name: retry:state:NAME
+// and retry:state-lock:NAME; on a cluster retry:state:{NAME} and
+// retry:state-lock:{NAME}, whose hash tag puts both in one slot (a script
+// may only touch the keys of one slot).
+func keys(k *Key) (state, lock string) {
+	if k.Store.Topology == redis.Cluster {
+		return KeyPrefix + "{" + k.Name + "}", LockPrefix + "{" + k.Name + "}"
+	}
+	return KeyPrefix + k.Name, LockPrefix + k.Name
 }
 
 // String is the URL with its password replaced by xxxxx.
@@ -146,7 +138,8 @@ const timeout = 10 * time.Second
 // be reached. The sequence is read in the same script.
 func Lock(k *Key, o Options) (*Store, error) {
 	c := redis.Dial(k.Store)
-	s := &Store{c: c, key: k, state: KeyPrefix + k.Name, lock: LockPrefix + k.Name, keep: o.Keep, stop: func() {}}
+	state, lock := keys(k)
+	s := &Store{c: c, key: k, state: state, lock: lock, keep: o.Keep, stop: func() {}}
 	if s.keep <= 0 {
 		s.keep = DefaultKeep
 	}
@@ -216,7 +209,7 @@ func (s *Store) take(ttl time.Duration, old string) (held string, fields map[str
 func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	v, err := sc.Run(ctx, s.c.Conn(), []string{s.lock, s.state}, args...).Result()
+	v, err := s.c.Run(ctx, sc, []string{s.lock, s.state}, args...)
 	if err != nil {
 		return nil, classify(s.c, err)
 	}
@@ -297,6 +290,7 @@ func (s *Store) Write(st *durable.State) error {
 		return &LostError{s.key.String()}
 	}
 	s.fields, s.exists = f, true
+	s.replicated()
 	return nil
 }
 
@@ -312,7 +306,16 @@ func (s *Store) Remove() error {
 		return &LostError{s.key.String()}
 	}
 	s.closed, s.exists = true, false
+	s.replicated()
 	return nil
+}
+
+// replicated waits until a replica has the write, on a cluster or through
+// Sentinel, so that a failover of the primary does not lose it.
+func (s *Store) replicated() {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	s.c.Replicated(ctx, s.state)
 }
 
 // Exists reports whether there was a sequence when locked, or one was
@@ -348,7 +351,8 @@ func Read(k *Key) (Info, error) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	v, err := showScript.Get().Run(ctx, c.Conn(), []string{LockPrefix + k.Name, KeyPrefix + k.Name}).Result()
+	stateKey, lockKey := keys(k)
+	v, err := c.Run(ctx, showScript.Get(), []string{lockKey, stateKey})
 	if err != nil {
 		return Info{}, classify(c, err)
 	}
