@@ -66,6 +66,12 @@ type Chain struct {
 	// means DecodeJSON. Empty stdout is never passed to Decode: it is {}.
 	Decode func(r io.Reader) (any, error)
 
+	// Shown, when non-nil, is how what a path acceptor saw is shown in
+	// its Step, its Decision and every log: given the acceptor's expression
+	// and the value, it returns the value to show (a secret path's value
+	// hidden: Credentials.SecretAccessKey). nil shows values as they are.
+	Shown func(expr, value string) string
+
 	// literals: the required literals of the output acceptors, found in
 	// one pass over each window; built at the first Evaluate.
 	literals      *chainLiterals
@@ -161,6 +167,13 @@ func (c *Chain) Evaluate(a *Attempt) Decision {
 		step := Step{Name: acc.Name, State: acc.State, Matched: r.Matched, Value: r.Value}
 		if em, ok := acc.Matcher.(expressionMatcher); ok {
 			step.Expr = em.Expression()
+			if c.Shown != nil {
+				if v := c.Shown(step.Expr, r.Value); v != r.Value {
+					// The explanation quotes the expected value, which a
+					// match makes the secret itself.
+					step.Value, r.Value, r.Detail = v, v, ""
+				}
+			}
 		}
 		d.Trace = append(d.Trace, step)
 		if r.Warning != "" && !seen[r.Warning] {

@@ -196,6 +196,19 @@ case_ badinput "RETRY_ON_RETRY='echo \$X' $R run -n 1 -- true 2>err; [ \$? -eq 1
 case_ badinput "$R run -n 2 -d 0 --attempt-timeout 50ms --kill-after 0 --retry-error timeout -- sleep 7 2>err; [ \$? -eq 124 ] && grep -q 'retry (timeout)' err"
 case_ disk "$R run -q -n 1 --stdout final --max-output 1M -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
 case_ disk "$R run -q -n 1 --stdout final --max-output 1M --success-exit 0,1,137,141,143 -- head -c 5000000 /dev/zero > out; [ \$? -ne 0 ] && [ \$(wc -c < out) -eq 0 ]"
+# --- trust, round two (secrets and files): usage errors hide values, not
+# the parser's words; argv and URL shapes; text shapes; the acceptor trace;
+# links planted in sticky directories
+case_ badinput "$R run --retry 3 -- true 2>err; [ \$? -eq 125 ] && grep -q -- '-n/--attempts 3' err && ! grep -q REDACTED err"
+case_ badinput "$R run --retry 'a[?b==3]' -- true 2>err; [ \$? -eq 125 ] && grep -q 'Invalid token: tNumber' err"
+case_ secrets "$R run -q -n 1 --state argv.json --report r.json -- sh -c 'exit 1' sh --password SEKRET9 --client-secret SEKRET9 --token SEKRET9 -u u:SEKRET9 'http://h/a;jsessionid=SEKRET9'; ! grep -q SEKRET r.json argv.json && ! $R state show argv.json | grep -q SEKRET"
+case_ secrets "printf 'AKIAIOSFODNN7EXAMPLE\\nghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2\\ntoken SEKRET10x\\npassword: |\\n  SEKRET10\\n' > shapes.txt; $R run -n 2 -d 0 --stdout final -- sh -c 'cat shapes.txt; exit 1' 2>err >/dev/null; ! grep -q -e SEKRET -e AKIAIOSF -e ghp_ err"
+case_ secrets "$R -v wait --log-format json -n 1 --success 'Credentials.SecretAccessKey=x' -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET11\"}}' 2>err >/dev/null; ! grep -q SEKRET err && grep -q '\"state\":\"success\"' err"
+case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRET12\"\`' --report r.json -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET12\"}}' 2>err >/dev/null; ! grep -q SEKRET err r.json"
+if [ "$(id -u)" = 0 ]; then
+  case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; echo precious > victim; ln -s ../victim sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --report sticky/r.json -- true; [ \$? -eq 125 ] && grep -qx precious victim"
+  case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; ln -s ../created sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --log-file sticky/r.json -- true; [ \$? -eq 125 ] && [ ! -e created ]"
+fi
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"

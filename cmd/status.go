@@ -198,12 +198,12 @@ func errorLine(ios *iostreams.IOStreams, err error) {
 	case err == nil:
 	case errors.As(err, &ee):
 		if ee.Msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(ee.Msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(ee.Msg))
 		}
 	case errors.As(err, &r), errors.As(err, &nr):
 		// The run said what happened in its log.
 	default:
-		fmt.Fprintln(ios.ErrOut, "retry: "+redact.Text(flagErrorText(err)))
+		fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(flagErrorText(err)))
 	}
 }
 

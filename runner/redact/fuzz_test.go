@@ -224,3 +224,95 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzRedactShapes: the secret never survives the shapes that carry it
+// without a NAME=VALUE pair — the argument after a flag with a secret name
+// (--password S), USER:S after -u, ";jsessionid=S" in a URL, "token S",
+// an AWS access key ID, a GitHub token, a YAML block value under a secret
+// key — and the lines around it, which Text leaves alone, stay as they were.
+func FuzzRedactShapes(f *testing.F) {
+	f.Add("password", "S1xyz123", uint8(0), "echo start", "done")
+	f.Add("client-secret", "S2xyz123", uint8(1), "", "")
+	f.Add("u", "S3xyz123", uint8(2), "x", "y")
+	f.Add("jsessionid", "S4xyz123", uint8(3), "GET", "200")
+	f.Add("token", "S5xyz123", uint8(4), "vault login", "ok")
+	f.Add("AKIA", "IOSFODNN7EXAMPLE", uint8(5), "key", "in use")
+	f.Add("ghp_", "abcdefghijklmnopqrstuvwxyz0123456789", uint8(6), "push", "now")
+	f.Add("password", "S8xyz123", uint8(7), "db:", "user: x")
+	f.Fuzz(func(t *testing.T, name, value string, form uint8, before, after string) {
+		if len(value) < 8 || strings.Contains(Placeholder, value) || !shapeValueRE.MatchString(value) {
+			return
+		}
+		if strings.ContainsAny(before+after, "\n\r") || Text(before) != before || Text(after) != after || strings.Contains(before+after+name, value) {
+			return // the lines around must be ones Text leaves alone
+		}
+		var in, want string
+		switch form % 8 {
+		case 0, 1: // argv: --NAME VALUE
+			if !isSecretName(name) || !assignNameRE.MatchString(name) {
+				return
+			}
+			flag := "--" + name
+			if form%8 == 1 {
+				flag = "-" + name
+			}
+			got := Argv([]string{before, flag, value, after})
+			if strings.Contains(got[2], value) {
+				t.Fatalf("Argv kept %s %q: %q", flag, value, got)
+			}
+			line := Argv([]string{"sh -c 'x " + flag + " " + value + " y'"})[0]
+			if strings.Contains(line, value) {
+				t.Fatalf("Argv kept %s %q in a command line: %q", flag, value, line)
+			}
+			return
+		case 2: // argv: -u USER:VALUE
+			if !assignNameRE.MatchString(name) {
+				return
+			}
+			got := Argv([]string{before, "-u", name + ":" + value, "-u" + name + ":" + value, after})
+			if strings.Contains(got[2]+got[3], value) {
+				t.Fatalf("Argv kept -u %s:%q: %q", name, value, got)
+			}
+			return
+		case 3: // ;NAME=VALUE in a URL
+			if !isSecretName(name) || !assignNameRE.MatchString(name) {
+				return
+			}
+			in = "GET http://h/app;" + name + "=" + value + "?x=1"
+			want = "GET http://h/app;" + name + "=" + Placeholder + "?x=1"
+		case 4: // token VALUE
+			if !strings.ContainsAny(value, "0123456789") {
+				return
+			}
+			in, want = "token "+value, "token "+Placeholder
+		case 5: // an AWS access key ID
+			v := strings.ToUpper(value)
+			if len(v) < 16 || !accessKeyRE.MatchString(v[:16]) {
+				return
+			}
+			in, want = "AKIA"+v[:16], Placeholder
+		case 6: // a GitHub token
+			if len(value) < 36 || !ghTokenRE.MatchString(value) {
+				return
+			}
+			in, want = "ghp_"+value, Placeholder
+		case 7: // a YAML block value
+			if !isSecretName(name) || !assignNameRE.MatchString(name) || strings.HasPrefix(after, " ") || strings.HasPrefix(after, "\t") {
+				return // an indented line after the block is the block's
+			}
+			in = name + ": |\n  " + value + "\n  " + value
+			want = name + ": " + Placeholder + "\n  " + Placeholder + "\n  " + Placeholder
+		}
+		in = before + "\n" + in + "\n" + after
+		want = before + "\n" + want + "\n" + after
+		if got := Text(in); got != want {
+			t.Fatalf("Text(%q)\n = %q\nwant %q", in, got, want)
+		}
+	})
+}
+
+var (
+	shapeValueRE = regexp.MustCompile(`^[A-Za-z0-9._~+/]+$`)
+	accessKeyRE  = regexp.MustCompile(`^[A-Z0-9]{16}$`)
+	ghTokenRE    = regexp.MustCompile(`^[A-Za-z0-9]+$`)
+)

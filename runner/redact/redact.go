@@ -135,7 +135,49 @@ func URL(s string) string {
 	if at >= 0 && !maskedUserInfo(s[start:start+at]) {
 		s = s[:start] + Placeholder + s[start+at:]
 	}
-	return redactQuery(s)
+	return redactQuery(redactPathParams(s, start))
+}
+
+// redactPathParams hides the values of secret path parameters in URL s,
+// whose authority starts at start: "/app;jsessionid=S/x" (Java servlets'
+// session, RFC 3986's ";name=value" segments) → "/app;jsessionid=REDACTED/x".
+func redactPathParams(s string, start int) string {
+	end := len(s)
+	if i := strings.IndexAny(s[start:], "?#"); i >= 0 {
+		end = start + i
+	}
+	if strings.IndexByte(s[start:end], ';') < 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for i := start; i < end; i++ {
+		if s[i] != ';' {
+			continue
+		}
+		j := i + 1
+		for j < end && s[j] != '=' && s[j] != ';' && s[j] != '/' {
+			j++
+		}
+		if j >= end || s[j] != '=' || !isSecretName(unescapeName(s[i+1:j])) {
+			continue
+		}
+		k := j + 1
+		for k < end && s[k] != ';' && s[k] != '/' {
+			k++
+		}
+		if k == j+1 {
+			continue
+		}
+		b.WriteString(s[last : j+1])
+		b.WriteString(Placeholder)
+		last, i = k, k-1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
 
 // maskedUserInfo reports whether user information already hides its
@@ -241,6 +283,28 @@ var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[
 // \"client_secret\": \"S\".
 var escapedJSONKey = lazyRegexp{expr: `(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`}
 
+// accessKey finds an AWS access key ID on its own: AKIA (a user's) or
+// ASIA (temporary credentials) and 16 upper-case letters or digits.
+var accessKey = lazyRegexp{expr: `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`}
+
+// githubToken finds a GitHub token by its prefix: ghp_ (personal), gho_
+// (OAuth), ghu_ and ghs_ (apps), ghr_ (refresh) and github_pat_
+// (fine-grained).
+var githubToken = lazyRegexp{expr: `\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})\b`}
+
+// tokenWord finds "token S" (any case), GitHub's and many tools' way of
+// giving a credential ("Authorization: token S", "vault login token S").
+// S must look like one (tokenValue), so that prose ("the token expired")
+// stays.
+var tokenWord = lazyRegexp{expr: `(?i)\b(token)([ \t]+)([A-Za-z0-9\-._~+/]+=*)`}
+
+// tokenValue reports whether v, after the word token, looks like a
+// credential rather than a word: 8 characters or more with a digit, or 20
+// or more.
+func tokenValue(v string) bool {
+	return len(v) >= 20 || len(v) >= 8 && strings.ContainsAny(v, "0123456789")
+}
+
 // privateKey finds the body of a PEM private key block.
 var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`}
 
@@ -255,7 +319,11 @@ var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(
 // "REDACTED", quotes kept), and the body of a PEM private key. Only the
 // value goes: the name, the separator and the text around stay. Text
 // without any of them is returned as is.
-func Text(s string) string {
+func Text(s string) string { return text(s, true) }
+
+// text is Text; with pairs false, "Name: value" and JSON keys are left as
+// they are (Message).
+func text(s string, pairs bool) string {
 	if strings.Contains(s, "://") {
 		s = urlToken.get().ReplaceAllStringFunc(s, URL)
 	}
@@ -265,12 +333,30 @@ func Text(s string) string {
 	if mayHoldCredential(s) {
 		s = credential.get().ReplaceAllString(s, "${1}${2}"+Placeholder)
 	}
+	if strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") {
+		s = accessKey.get().ReplaceAllString(s, Placeholder)
+	}
+	if strings.Contains(s, "gh") && strings.IndexByte(s, '_') >= 0 {
+		s = githubToken.get().ReplaceAllString(s, Placeholder)
+	}
+	if mayHoldTokenWord(s) {
+		s = tokenWord.get().ReplaceAllStringFunc(s, func(m string) string {
+			sub := tokenWord.get().FindStringSubmatch(m)
+			if !tokenValue(sub[3]) || sub[3] == Placeholder {
+				return m
+			}
+			return sub[1] + sub[2] + Placeholder
+		})
+	}
 	if !mayNameSecret(s) {
 		// What is left hides values by their names: text that names no
 		// secret (most lines of a command's output) skips the regexps.
 		return s
 	}
-	if strings.IndexByte(s, ':') >= 0 {
+	if pairs && strings.IndexByte(s, ':') >= 0 && strings.IndexByte(s, '\n') >= 0 {
+		s = yamlBlocks(s)
+	}
+	if pairs && strings.IndexByte(s, ':') >= 0 {
 		s = headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine.get().FindStringSubmatch(m)
 			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
@@ -341,6 +427,21 @@ func mayHoldCredential(s string) bool {
 	return false
 }
 
+// mayHoldTokenWord reports whether s may hold a match of tokenWord: "token"
+// in any ASCII case, or a non-ASCII byte (case folding matches the Kelvin
+// sign for 'k').
+func mayHoldTokenWord(s string) bool {
+	for i := 0; i+5 <= len(s); i++ {
+		switch {
+		case s[i] >= 0x80:
+			return true
+		case s[i]|0x20 == 't' && strings.EqualFold(s[i:i+5], "token"):
+			return true
+		}
+	}
+	return false
+}
+
 // assignments hides the values of secret NAME=VALUE pairs in s, outside
 // URLs (URL hid their secret parameters already; "#k=v" after one stays).
 func assignments(s string) string {
@@ -356,7 +457,7 @@ func assignments(s string) string {
 	last := 0
 	for _, m := range ms {
 		name := s[m[4]:m[5]]
-		if !isSecretName(name) || inside(urls, m[4]) {
+		if !isSecretName(name) || inside(urls, m[4]) || hidden(s[m[8]:m[9]]) {
 			continue
 		}
 		b.WriteString(s[last:m[8]])
@@ -368,6 +469,13 @@ func assignments(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// hidden reports whether a value is the placeholder already, with the
+// punctuation that follows it in a sentence ("REDACTED:", "REDACTED]").
+func hidden(v string) bool {
+	rest, ok := strings.CutPrefix(v, Placeholder)
+	return ok && strings.Trim(rest, ":.)]}") == ""
 }
 
 // inside reports whether offset i is inside one of spans.
@@ -394,10 +502,26 @@ func maskValue(v string) string {
 
 // Argv returns a copy of a command line with its secrets hidden, as
 // Text does for each argument; a flag that is a whole --NAME=VALUE with a
-// secret name (--api-key=S, blanks in S or not) loses all of its value.
+// secret name (--api-key=S, blanks in S or not) loses all of its value, and
+// so does the argument after a flag with a secret name (--password S,
+// --client-secret S, --token S, -token S), unless that argument is itself
+// a flag ("--", "--x", "-v"). The password of a user given as USER:PASSWORD
+// to -u, --user, -U or --proxy-user (curl, wget) goes too: -u alice:S →
+// -u alice:REDACTED, -ualice:S → -ualice:REDACTED. In an argument that is
+// a command line of its own (sh -c '…'), the same pairs are hidden.
 func Argv(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
+		if i > 0 {
+			if v, ok := argValue(argv[i-1], a); ok {
+				out[i] = v
+				continue
+			}
+		}
+		if u, ok := attachedUser(a); ok {
+			out[i] = u
+			continue
+		}
 		// Most arguments hold no "=": they skip the regexp (and its
 		// compilation at every start).
 		if strings.IndexByte(a, '=') >= 0 {
@@ -406,9 +530,94 @@ func Argv(argv []string) []string {
 				continue
 			}
 		}
+		if strings.ContainsAny(a, " \t\n") && strings.IndexByte(a, '-') >= 0 {
+			a = commandLine(a)
+		}
 		out[i] = Text(a)
 	}
 	return out
+}
+
+// argValue returns how arg shows after the argument prev: hidden when prev
+// is a flag with a secret name or a user flag (Argv); ok is false when
+// prev leaves it to the other rules.
+func argValue(prev, arg string) (string, bool) {
+	if !strings.HasPrefix(prev, "-") || strings.IndexByte(prev, '=') >= 0 || prev == "--" || arg == "" || isFlagLike(arg) {
+		return "", false
+	}
+	if userFlag(prev) {
+		if u, p, ok := strings.Cut(arg, ":"); ok && p != "" {
+			return u + ":" + Placeholder, true
+		}
+		return "", false
+	}
+	if !isSecretName(prev) {
+		return "", false
+	}
+	return Placeholder, true
+}
+
+// isFlagLike reports whether an argument is a flag rather than a value:
+// "--", "--name…" or a short "-x".
+func isFlagLike(a string) bool {
+	return strings.HasPrefix(a, "--") || len(a) == 2 && a[0] == '-' && a[1] != '-'
+}
+
+// userFlag reports whether a flag takes USER:PASSWORD (curl and wget's
+// -u/--user, curl's -U/--proxy-user).
+func userFlag(f string) bool {
+	switch f {
+	case "-u", "--user", "-U", "--proxy-user", "--http-user", "--ftp-user":
+		return true
+	}
+	return false
+}
+
+// attachedUser hides the password of "-uUSER:PASSWORD".
+func attachedUser(a string) (string, bool) {
+	if len(a) < 4 || a[0] != '-' || (a[1] != 'u' && a[1] != 'U') {
+		return "", false
+	}
+	u, p, ok := strings.Cut(a[2:], ":")
+	if !ok || p == "" || u == "" || strings.HasPrefix(p, "//") {
+		return "", false
+	}
+	return a[:2] + u + ":" + Placeholder, true
+}
+
+// commandLine hides the flag values (Argv's rules) in a command line
+// given as one argument, word by word; the blanks between words stay.
+func commandLine(s string) string {
+	var b strings.Builder
+	prev := ""
+	for len(s) > 0 {
+		i := strings.IndexFunc(s, func(r rune) bool { return r != ' ' && r != '\t' && r != '\n' })
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		j := strings.IndexAny(s, " \t\n")
+		if j < 0 {
+			j = len(s)
+		}
+		w := s[:j]
+		s = s[j:]
+		shown := w
+		q := ""
+		if len(w) >= 2 && (w[0] == '"' || w[0] == '\'') && w[len(w)-1] == w[0] {
+			q = w[:1] // a quoted word: its quotes stay
+		}
+		if v, ok := argValue(prev, strings.TrimSuffix(strings.TrimPrefix(w, q), q)); ok && (q != "" || !strings.ContainsAny(w, `"'`)) {
+			shown = q + v + q
+		} else if u, ok := attachedUser(w); ok {
+			shown = u
+		}
+		b.WriteString(shown)
+		prev = w
+	}
+	return b.String()
 }
 
 // wholeAssignment is an argument that is --NAME=VALUE whole.

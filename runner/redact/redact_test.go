@@ -228,3 +228,39 @@ func TestMayNameSecret(t *testing.T) {
 		t.Error("a plain log line names a secret")
 	}
 }
+
+func TestRedactArgvShapes(t *testing.T) {
+	in := []string{"tool", "--password", "S1", "--client-secret", "S2", "--token", "S3", "-u", "alice:S4", "-ubob:S5",
+		"--user", "carol:S6", "--token", "--verbose", "http://h/app;jsessionid=S7/x?a=1",
+		"sh -c 'curl --password S8 -u dave:S9 --token \"S10\" x'", "--key-file", "k.pem", "-n", "3"}
+	want := []string{"tool", "--password", "REDACTED", "--client-secret", "REDACTED", "--token", "REDACTED", "-u", "alice:REDACTED", "-ubob:REDACTED",
+		"--user", "carol:REDACTED", "--token", "--verbose", "http://h/app;jsessionid=REDACTED/x?a=1",
+		"sh -c 'curl --password REDACTED -u dave:REDACTED --token \"REDACTED\" x'", "--key-file", "REDACTED", "-n", "3"}
+	if got := Argv(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Argv = %q\nwant %q", got, want)
+	}
+}
+
+func TestRedactTextShapes(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"key AKIAIOSFODNN7EXAMPLE in use", "key REDACTED in use"},
+		{"ASIAY34FZKBOKMUTVV7A", "REDACTED"},
+		{"AKIA is a prefix", "AKIA is a prefix"},
+		{"push with ghp_" + strings.Repeat("a1B2", 9) + " now", "push with REDACTED now"},
+		{"github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz", "REDACTED"},
+		{"Authorization: token 0123456789abcdef", "Authorization: REDACTED"},
+		{"vault login token s.abc123def456", "vault login token REDACTED"},
+		{"the token expired", "the token expired"},
+		{"GET http://h/app;jsessionid=S1?x=1 200", "GET http://h/app;jsessionid=REDACTED?x=1 200"},
+		{"GET /app;jsessionid=S1 200", "GET /app;jsessionid=REDACTED 200"},
+		{"db:\n  password: |\n    S1\n    S2\n  user: x\n", "db:\n  password: REDACTED\n    REDACTED\n    REDACTED\n  user: x\n"},
+		{"token: >-\n  S3\nnext: 1", "token: REDACTED\n  REDACTED\nnext: 1"},
+		{"- secret:\n    S4\n", "- secret:\n    REDACTED\n"},
+		{"credentials:\n  user: a\n  password: S5\n", "credentials:\n  user: a\n  password: REDACTED\n"},
+	}
+	for _, tt := range tests {
+		if got := Text(tt.in); got != tt.want {
+			t.Errorf("Text(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -104,6 +104,10 @@ func (x *Writer) flush(n int) {
 	}
 	block := string(x.held[:n])
 	x.held = append(x.held[:0], x.held[n:]...)
+	if !redactEcho {
+		x.write(block)
+		return
+	}
 	if !x.pem && !strings.Contains(block, "-----BEGIN") {
 		x.write(redact.Text(block))
 		return

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/jmes"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // acceptorKind is one family of acceptor flags: --STATE-KIND VALUE.
@@ -91,11 +92,18 @@ type acceptorValue struct {
 func (v *acceptorValue) String() string { return "" }
 func (v *acceptorValue) Type() string   { return v.kind.arg }
 func (v *acceptorValue) Set(s string) error {
+	if v.kind.path && isCount(s) {
+		return bareNumber(v.state, s)
+	}
 	m, err := v.kind.build(s)
 	if err != nil {
 		return err
 	}
-	spec := acceptorSpec{flag: v.flag, value: s, acc: acceptor.Acceptor{State: v.state, Matcher: m, Name: "--" + v.flag + " " + s}}
+	shown := s
+	if v.kind.path {
+		shown = hideLiterals(s)
+	}
+	spec := acceptorSpec{flag: v.flag, value: s, acc: acceptor.Acceptor{State: v.state, Matcher: m, Name: "--" + v.flag + " " + shown}}
 	if v.kind.path {
 		spec.expr = s
 	}
@@ -131,6 +139,50 @@ func (l *acceptorList) exprs() []string {
 		}
 	}
 	return out
+}
+
+// hideLiterals is a JMESPath acceptor's expression as logs name it: when
+// it names a secret (redact.NamesSecret), the literals it compares with
+// (`"S"`, 'S') are hidden, since a match makes them the secret itself; an
+// =VALUE after it is hidden by the log's redaction.
+func hideLiterals(expr string) string {
+	if !redact.NamesSecret(expr) {
+		return expr
+	}
+	var b strings.Builder
+	for i := 0; i < len(expr); i++ {
+		c := expr[i]
+		b.WriteByte(c)
+		if c != '`' && c != '\'' {
+			continue
+		}
+		end := strings.IndexByte(expr[i+1:], c)
+		if end < 0 {
+			b.WriteString(expr[i+1:])
+			break
+		}
+		b.WriteString(redact.Placeholder)
+		b.WriteByte(c)
+		i += end + 1
+	}
+	return b.String()
+}
+
+// isCount reports whether s is a bare whole number ("3"), which no
+// JMESPath expression is.
+func isCount(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "0123456789") == ""
+}
+
+// bareNumber is the error of a JMESPath acceptor given a bare number:
+// `--retry 3` meant three attempts, `--success 0` an exit status.
+func bareNumber(st acceptor.State, s string) error {
+	n := strings.TrimSpace(s)
+	if st == acceptor.StateRetry {
+		return fmt.Errorf("a number is not a JMESPath expression: for %s attempts use -n/--attempts %s (--retry-exit %s retries on exit status %s)", n, n, n, n)
+	}
+	return fmt.Errorf("a number is not a JMESPath expression: for exit status %s use --%s-exit %s (a JSON number is written `%s`)", n, st, n, n)
 }
 
 func regexpProblem(err error) string {

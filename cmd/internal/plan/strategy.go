@@ -10,6 +10,7 @@ import (
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/runner/redact"
 )
 
 // backoff builds the backoff for ordinary retries and the one for
@@ -90,10 +91,19 @@ func (o *Options) backoff(w *waitermodel.Model) (bo, throttle backoff.Backoff, e
 	return base(delay), base(max(delay, o.Delay.Throttle)), nil
 }
 
+// shownValue is what a path acceptor saw as logs and reports show it:
+// hidden when its expression names a secret (redact.NamesSecret).
+func shownValue(expr, value string) string {
+	if value != "" && redact.NamesSecret(expr) {
+		return redact.Placeholder
+	}
+	return value
+}
+
 // chain builds the acceptor chain: flags in command-line order, then the
 // waiter's acceptors, then the fallback of run or wait.
 func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
-	c := &acceptor.Chain{Acceptors: o.Accept.List.acceptors(), Fallback: acceptor.RunFallback}
+	c := &acceptor.Chain{Acceptors: o.Accept.List.acceptors(), Fallback: acceptor.RunFallback, Shown: shownValue}
 	if o.Wait {
 		c.Fallback = acceptor.WaitFallback
 	}

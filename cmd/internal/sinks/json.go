@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/redact"
@@ -38,12 +37,12 @@ type (
 	AttemptLine struct {
 		Retry string `json:"retry"` // "attempt"
 		Attempt
-		Event       string          `json:"event"`
-		MaxAttempts int             `json:"max_attempts"` // 0: unlimited
-		Pending     string          `json:"pending,omitempty"`
-		Time        string          `json:"time"`
-		Trace       []acceptor.Step `json:"trace,omitempty"` // -v: every acceptor evaluated
-		Version     int             `json:"version"`
+		Event       string      `json:"event"`
+		MaxAttempts int         `json:"max_attempts"` // 0: unlimited
+		Pending     string      `json:"pending,omitempty"`
+		Time        string      `json:"time"`
+		Trace       []TraceStep `json:"trace,omitempty"` // -v: every acceptor evaluated
+		Version     int         `json:"version"`
 	}
 	// BucketWaitLine is a wait for the scope's bucket to refill.
 	BucketWaitLine struct {
@@ -137,7 +136,7 @@ func (l *JSON) Observe(e runner.Event) {
 			line.Pending = human.Pending(e.Record)
 		}
 		if l.cfg.Verbose {
-			line.Trace = e.Record.Decision.Trace
+			line.Trace = traceOf(e.Record.Decision.Trace)
 		}
 		l.write(line)
 	case runner.EventBucketWait:

@@ -59,6 +59,31 @@ type HTTP struct {
 	URL            string              `json:"url,omitempty"`
 }
 
+// TraceStep is one acceptor evaluated for an attempt (acceptor.Step), as
+// the JSON log's -v trace shows it: the acceptor, its expression when it
+// has one, whether it matched, the state it leads to as a word (success,
+// failure, retry, throttle) and what it saw, hidden when the expression
+// names a secret.
+type TraceStep struct {
+	Acceptor string `json:"acceptor"`
+	Expr     string `json:"expr,omitempty"`
+	Matched  bool   `json:"matched"`
+	State    string `json:"state"`
+	Value    string `json:"value,omitempty"`
+}
+
+// traceOf is a decision's trace as the JSON log shows it; nil when empty.
+func traceOf(steps []acceptor.Step) []TraceStep {
+	if len(steps) == 0 {
+		return nil
+	}
+	out := make([]TraceStep, len(steps))
+	for i, s := range steps {
+		out[i] = TraceStep{Acceptor: s.Name, Expr: s.Expr, Matched: s.Matched, State: s.State.String(), Value: s.Value}
+	}
+	return out
+}
+
 // TCP is a --tcp attempt's accepted connect (runner.Exchange) as the JSON
 // log and the report show it.
 type TCP struct {

@@ -10,7 +10,13 @@
 //   - a FIFO, a character device, a socket and /dev/fd/N (/dev/stdout,
 //     /proc/self/fd/N) are written through: opened for writing, never
 //     created, renamed, truncated or removed;
-//   - a directory is refused.
+//   - a directory is refused;
+//   - in a sticky directory that others may write (/tmp), a symbolic
+//     link, a FIFO or a regular file owned by neither the caller nor the
+//     directory's owner is refused, as the kernel's fs.protected_symlinks,
+//     protected_fifos and protected_regular refuse them: another user
+//     could have planted it to make retry (as root) write where they
+//     chose, or into their own file.
 //
 // No write ever replaces an inode that is not a regular file. Opening a
 // FIFO never blocks the caller: without a reader it is opened in the
@@ -67,6 +73,9 @@ func resolve(path string) (target, error) {
 			return target{path: p, kind: regular}, nil
 		}
 		if err != nil {
+			return target{}, err
+		}
+		if err := stickyOwner(p, fi); err != nil {
 			return target{}, err
 		}
 		switch m := fi.Mode(); {
