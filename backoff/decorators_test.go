@@ -134,8 +134,14 @@ func TestParseJitter(t *testing.T) {
 	}
 }
 
-// MaxDelay reports the cap of the backoffs that have one, through jitter,
-// and nothing for those that have none.
+// tenSeconds is a Capped strategy as another package would write one.
+type tenSeconds struct{}
+
+func (tenSeconds) Delay(Step, Rand) time.Duration { return 10 * time.Second }
+func (tenSeconds) MaxDelay() time.Duration        { return 10 * time.Second }
+
+// MaxDelay reports the cap of the backoffs that have one (Capped), through
+// jitter, and nothing for those that have none.
 func TestMaxDelay(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -154,6 +160,8 @@ func TestMaxDelay(t *testing.T) {
 		{"schedule", mustSchedule(t, "3 5s 10m").Backoff, 10 * time.Minute, true},
 		{"exponential", Exponential(time.Second, 2), 0, false},
 		{"jitter of no cap", WithJitter(Constant(time.Second), Full), 0, false},
+		{"a strategy of another package", tenSeconds{}, 10 * time.Second, true},
+		{"jitter of another package's cap", WithJitter(tenSeconds{}, Full), 10 * time.Second, true},
 	} {
 		max, ok := MaxDelay(tc.b)
 		if max != tc.max || ok != tc.ok {

@@ -16,12 +16,8 @@ import (
 // markup, and the output of retried attempts. The sinks themselves know
 // only the small configs built here.
 type logs struct {
-	lines *sinks.Lines
-	log   sinks.Log
-	// logSink is log as the fan-out's Sink, converted from its concrete
-	// type: converting the Log interface would build the itab at run time,
-	// reading method names from pages cold at start.
-	logSink sinks.Sink
+	lines   *sinks.Lines
+	log     sinks.Log
 	text    *sinks.Text // the text log, whose status line sleeps; nil for JSON
 	ci      *sinks.CI   // nil outside CI
 	retried *sinks.Retried
@@ -65,14 +61,14 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	}
 	if o.Output.LogFormat == "json" && !o.Output.Quiet {
 		j := sinks.NewJSON(sinks.JSONConfig{Wait: o.Wait, Verbose: o.Output.Verbose, State: state}, l.lines)
-		l.log, l.logSink = j, j
+		l.log = j
 	} else {
 		l.text = sinks.NewText(sinks.TextConfig{
 			Wait: o.Wait, Quiet: o.Output.Quiet, Verbose: o.Output.Verbose,
 			MaxTime: p.MaxTime, Scope: o.Retry.Scope, WhenEmptyWait: o.Retry.WhenEmpty == "wait",
 			State: state, TTY: tty,
 		}, l.lines)
-		l.log, l.logSink = l.text, l.text
+		l.log = l.text
 	}
 	// The markup goes through the log's view of the stderr the attempts
 	// share: it always starts a line, even after a command's output
@@ -112,7 +108,7 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 // written with -q and whatever the format), the log's lines, then the CI
 // markup closes the group and annotates.
 func (l *logs) fanOut() sinks.FanOut {
-	return sinks.FanOut{l.ci.Before(), l.retried, l.logSink, l.ci.After()}
+	return sinks.FanOut{l.ci.Before(), l.retried, l.log, l.ci.After()}
 }
 
 // sleep sleeps between attempts, under the text log's status line on a

@@ -54,7 +54,6 @@ func MainWithBudgetClock(now func() time.Time, sleep func(context.Context, time.
 }
 
 func mainWith(ios *iostreams.IOStreams) int {
-	growStack()
 	args := os.Args[1:]
 	if command.IsSupervisor(args) { // retry's own re-execution: see command.Supervise
 		return command.Supervise(args[1])
@@ -67,25 +66,6 @@ func mainWith(ios *iostreams.IOStreams) int {
 	proc.reraise(code)
 	return code
 }
-
-// growStack grows the main goroutine's stack to the 8 KiB that running a
-// command line takes, while only Main's few frames are on it. A goroutine's
-// stack grows by copying: every frame on it is walked and its pointers
-// adjusted through the stack maps, whose tables are cold at start. Package
-// initialisation leaves the main goroutine 4 KiB; left to itself, the copy
-// to 8 KiB comes 20 frames deep, here it copies 6 (perf record
-// over 300 starts of `retry run -q -- /bin/true`: runtime.copystack went
-// from 3.9% to 2.5% of retry's CPU samples, about 0.06 ms). Its frame,
-// too large for 4 KiB, makes the runtime double the stack until it fits.
-//
-//go:noinline
-func growStack() {
-	var frame [5 << 10]byte
-	keep(frame[:])
-}
-
-//go:noinline
-func keep([]byte) {}
 
 // run runs retry's command line args with ios and returns the exit status,
 // having written the error line, if any, on ios.ErrOut. proc is what run

@@ -131,11 +131,6 @@ func (s *signals) wait() <-chan os.Signal {
 // group at once, as timeout(1) and docker do.
 //
 // sigs is the subscription of notifySignals.
-//
-// Whether src can kill its attempt is asked at the second signal, not at
-// start: an assertion to an interface type builds its itab at run time,
-// reading src's method names from cold pages (perf record over 400 starts
-// of retry run: 0.24% of retry's CPU).
 func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src runner.Source, warn func(format string, args ...any)) {
 	go func() {
 		first := true

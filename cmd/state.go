@@ -24,12 +24,6 @@ import (
 // the outcome schedules the next attempt (exit 75), clears the state
 // (success) or ends the sequence, which later invocations then repeat
 // without running anything.
-//
-// What comes before the attempt and after it are functions of their own,
-// so that the attempt runs on a stack no deeper than without --state: the
-// main goroutine's stack is grown once, early, to what a run takes
-// (growStack), and a deeper one is copied again in the middle of the
-// attempt's start.
 func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) *runEnd {
 	d, err := beginDurable(o, p, l.log)
 	if d == nil {
@@ -55,8 +49,6 @@ type durableAttempt struct {
 // due it records it as started and sets p's strategy to make it, and
 // returns it, holding the lock; otherwise it releases the lock and returns
 // nil and why no attempt is made (*notRun, or retry's own error).
-//
-//go:noinline
 func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
 	cfg := plan.DurableConfig(o, p, stateExits(p, o.Wait))
 	name := p.State.Name

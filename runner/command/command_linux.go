@@ -290,30 +290,32 @@ func readNames(dir string) ([]string, error) {
 
 func pipeCloexec(p *[2]int) error { return syscall.Pipe2(p[:], syscall.O_CLOEXEC) }
 
-// Reraise resets sig to its default action and raises it on the calling
-// thread, so that it ends the process before Reraise returns; it returns
-// only when sig was ignored when the process started (signal.Reset
-// restores that). The default is set with rt_sigaction itself: Go's own
-// handler, which signal.Reset leaves, exits with status 2 and a goroutine
-// dump on SIGQUIT. A SIGQUIT so raised dumps no core (PR_SET_DUMPABLE 0,
-// which a core_pattern pipe cannot override): a shell's status is wanted,
-// not a core. A signal sent to the process instead of the thread could
-// reach another thread while this one exits with a status first.
+// Reraise resets sig (signal.Reset) and raises it on the calling thread,
+// so that it ends the process before Reraise returns; it returns only when
+// sig was ignored when the process started (signal.Reset restores that).
+// For SIGINT, SIGTERM and SIGHUP the runtime's handler, which Reset
+// leaves, dies by the signal itself. For SIGQUIT it would exit with status
+// 2 and a goroutine dump instead (run_signal_quit, tried): SIGQUIT alone
+// gets its default action set with rt_sigaction, and dumps no core
+// (PR_SET_DUMPABLE 0, which a core_pattern pipe cannot override): a
+// shell's status is wanted, not a core. The signal goes to this thread
+// (tgkill), not to the process, which could deliver it to another thread
+// while this one exits with a status first.
 func Reraise(sig syscall.Signal) {
 	signal.Reset(sig)
-	// A kernel struct sigaction of zeros is SIG_DFL, no flags, an empty
-	// mask, in every architecture's layout; 32 bytes cover them all.
-	var act, old [4]uint64
-	if _, _, e := unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), 0, uintptr(unsafe.Pointer(&old)), 8, 0, 0); e == 0 && old[0] == 1 /* SIG_IGN */ {
+	if signal.Ignored(sig) {
 		return
 	}
 	if sig == syscall.SIGQUIT {
 		_ = unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0) // best effort: at worst a core
+		// A kernel struct sigaction of zeros is SIG_DFL, no flags, an
+		// empty mask, in every architecture's layout; 32 bytes cover
+		// them all. On failure the caller exits with 128+N instead.
+		var dfl [4]uint64
+		_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&dfl)), 0, 8, 0, 0)
 	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	// On failure the caller exits with the status 128+N instead.
-	_, _, _ = unix.RawSyscall6(unix.SYS_RT_SIGACTION, uintptr(sig), uintptr(unsafe.Pointer(&act)), 0, 8, 0, 0)
 	_ = unix.Tgkill(unix.Getpid(), unix.Gettid(), sig)
 }
 

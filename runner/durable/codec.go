@@ -67,16 +67,11 @@ func current(s *State) *State {
 // could have written: the format version, a SHA-256 identity, a known
 // status, attempt numbers that rise in the history and do not pass the
 // count, no negative number. Anything else is a *CorruptError; Decode never
-// panics, whatever b holds. What Encode wrote is read without encoding/json
-// (decodeEncoded); anything else with it.
+// panics, whatever b holds.
 func Decode(b []byte) (*State, error) {
-	s, ok := decodeEncoded(b)
-	version := FormatVersion
-	if !ok {
-		var err error
-		if s, version, err = decodeJSON(b); err != nil {
-			return nil, err
-		}
+	s, version, err := decodeJSON(b)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.validate(version); err != nil {
 		return nil, &CorruptError{err.Error()}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,5 +213,39 @@ func TestEncodeUTC(t *testing.T) {
 	}
 	if bytes.Contains(b, []byte("+02:00")) {
 		t.Errorf("a time in another zone than UTC:\n%s", b)
+	}
+}
+
+// A state file an earlier release wrote (testdata/written: by its
+// encoder, and by its binary for a scheduled retry, a run given up and
+// an HTTP call) is read, and written back as the same state: byte for
+// byte, but for invalid UTF-8, which both releases write as \ufffd and
+// then, once read as U+FFFD, as that character.
+func TestStateFilesOfEarlierReleases(t *testing.T) {
+	files, err := filepath.Glob("testdata/written/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no state files in testdata/written: %v", err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := durable.Decode(b)
+		if err != nil {
+			t.Errorf("%s: %v", file, err)
+			continue
+		}
+		again, err := durable.Encode(st)
+		if err != nil {
+			t.Fatalf("%s: Encode: %v", file, err)
+		}
+		st2, err := durable.Decode(again)
+		if err != nil || !reflect.DeepEqual(st2, st) {
+			t.Errorf("%s: written back as\n%s\nwhich reads as another state (%v)", file, again, err)
+		}
+		if !bytes.Contains(b, []byte(`\ufffd`)) && !bytes.Equal(again, b) {
+			t.Errorf("%s: written back as\n%s\nwant\n%s", file, again, b)
+		}
 	}
 }

@@ -3,7 +3,7 @@ package plan
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"strconv"
+	"encoding/json"
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/runner/durable"
@@ -25,61 +25,36 @@ func Identity(o *Options, p *Plan) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// identityJSON is what Identity hashes: a JSON object of the parts of the
-// command line under sorted keys — acceptors, argv (a command) or http (a
-// call: data, data_given, headers, idempotent, method, url), error_pattern,
-// input, subcommand, tcp (a connect: the address), waiter. It is the bytes json.Marshal writes of that
-// object as a map, which is how state files' identities have always been
-// made, appended by hand: encoding/json's reflection and key sorting were
-// the largest CPU cost --state had left after its sync (bench/state.sh,
-// perf). TestIdentityJSONIsEncodingJSON checks it against json.Marshal.
+// identityJSON is what Identity hashes: json.Marshal of a map of the parts
+// of the command line (so under sorted keys), which is how state files'
+// identities have always been made — acceptors, argv (a command), http (a
+// call: data, data_given, headers, idempotent, method, url) or tcp (a
+// connect: the address), error_pattern, input, subcommand, waiter.
+// TestIdentityIsStable holds the hashes of earlier releases.
 func identityJSON(o *Options, p *Plan) []byte {
-	b := make([]byte, 0, 256)
-	b = append(b, `{"acceptors":[`...)
+	id := map[string]any{"subcommand": o.Name()}
+	switch p.Kind {
+	case acceptor.CommandAttempt:
+		id["argv"] = p.Describe
+	case acceptor.HTTPAttempt:
+		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
+			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
+	case acceptor.TCPAttempt:
+		id["tcp"] = o.Net.TCP
+	}
+	acc := make([]string, len(o.Accept.List.specs))
 	for i, s := range o.Accept.List.specs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = durable.AppendJSONString(b, "--"+s.flag+"="+s.value)
+		acc[i] = "--" + s.flag + "=" + s.value
 	}
-	b = append(b, ']')
-	if p.Kind == acceptor.CommandAttempt {
-		b = appendJSONStrings(append(b, `,"argv":`...), p.Describe)
+	id["acceptors"] = acc
+	id["error_pattern"] = o.Accept.ErrorPattern
+	id["input"] = o.Accept.Input
+	id["waiter"] = []string{o.Waiter.File, o.Waiter.Name}
+	b, err := json.Marshal(id)
+	if err != nil {
+		panic(err) // strings, bools and slices of strings always marshal
 	}
-	b = durable.AppendJSONString(append(b, `,"error_pattern":`...), o.Accept.ErrorPattern)
-	if p.Kind == acceptor.HTTPAttempt {
-		b = durable.AppendJSONString(append(b, `,"http":{"data":`...), o.Net.Data)
-		b = strconv.AppendBool(append(b, `,"data_given":`...), o.Given("data"))
-		b = appendJSONStrings(append(b, `,"headers":`...), o.Net.Headers)
-		b = strconv.AppendBool(append(b, `,"idempotent":`...), o.Net.Idempotent)
-		b = durable.AppendJSONString(append(b, `,"method":`...), p.Describe[0])
-		b = durable.AppendJSONString(append(b, `,"url":`...), o.Net.URL)
-		b = append(b, '}')
-	}
-	b = durable.AppendJSONString(append(b, `,"input":`...), o.Accept.Input)
-	b = durable.AppendJSONString(append(b, `,"subcommand":`...), o.Name())
-	if p.Kind == acceptor.TCPAttempt {
-		b = durable.AppendJSONString(append(b, `,"tcp":`...), o.Net.TCP)
-	}
-	b = durable.AppendJSONString(append(b, `,"waiter":[`...), o.Waiter.File)
-	b = durable.AppendJSONString(append(b, ','), o.Waiter.Name)
-	return append(b, "]}"...)
-}
-
-// appendJSONStrings appends ss as json.Marshal writes a []string: null
-// when nil.
-func appendJSONStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = durable.AppendJSONString(b, s)
-	}
-	return append(b, ']')
+	return b
 }
 
 // DurableConfig is what this invocation says about the sequence, whose
