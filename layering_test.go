@@ -61,14 +61,14 @@ var imports = map[string][]string{
 	"cmd/internal/shellwords": nil,
 	// The plan: options, validation and the run built from them. It knows
 	// no sink.
-	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/k8s", "acceptor/waitermodel", "backoff", "bucket", "bucket/file", "bucket/redis",
+	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/waitermodel", "acceptor/waiters", "backoff", "bucket", "bucket/file", "bucket/redis",
 		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/writepolicy", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
 	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
-	"cmd/completion": {"acceptor/botocore", "acceptor/k8s", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
@@ -107,6 +107,9 @@ var imports = map[string][]string{
 	// The built-in Kubernetes waiters: one model file, parsed by
 	// waitermodel when a k8s: waiter is named.
 	"acceptor/k8s": {"acceptor", "acceptor/jmes", "acceptor/waitermodel"},
+	// The catalog of waiter families (botocore's, Kubernetes', a model
+	// file) that --waiter, --list-waiters and completion read.
+	"acceptor/waiters": {"acceptor/botocore", "acceptor/k8s", "acceptor/waitermodel"},
 
 	"backoff": nil,
 	// The token bucket and the limiter; where scopes live is beside it:

@@ -137,16 +137,34 @@ func Models() ([]Model, error) {
 	return c.models, nil
 }
 
+// Has reports whether service (any case, or an AWS CLI alias: s3api) has
+// built-in waiter models, without reading them.
+func Has(service string) bool {
+	m, err := lookup(index, alias(strings.ToLower(service)), len(archive))
+	return err == nil && m != nil
+}
+
+// Lookup returns the model of service (as Service spells it) without
+// reading its waiters: its names. An unknown service is an error that
+// says how to list them.
+func Lookup(service string) (*Model, error) {
+	m, err := lookup(index, alias(strings.ToLower(service)), len(archive))
+	if err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, fmt.Errorf("no built-in waiters for service %q (retry wait --list-waiters lists the %d services)", service, Services)
+	}
+	return m, nil
+}
+
 // Service returns the model of service (botocore's name, or the AWS CLI's:
 // s3api, configservice, deploy) and its waiters-2.json, minified. An
 // unknown service is an error that says how to list them.
 func Service(service string) (*Model, []byte, error) {
-	m, err := lookup(index, alias(strings.ToLower(service)), len(archive))
+	m, err := Lookup(service)
 	if err != nil {
 		return nil, nil, err
-	}
-	if m == nil {
-		return nil, nil, fmt.Errorf("no built-in waiters for service %q (retry wait --list-waiters lists the %d services)", service, Services)
 	}
 	data, err := m.inflate(archive)
 	if err != nil {

@@ -9,8 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/retry-dev/retry/acceptor/botocore"
-	"github.com/retry-dev/retry/acceptor/k8s"
+	"github.com/retry-dev/retry/acceptor/waiters"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -106,38 +105,34 @@ func completeScope(c *cobra.Command, _ []string, prefix string) ([]string, cobra
 	return withPrefix(names, prefix), cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeBuiltinWaiter completes the built-in botocore and Kubernetes
-// waiters in two steps: SERVICE: first, then SERVICE:Name in the model's and the AWS CLI's
-// spelling.
+// completeBuiltinWaiter completes the waiters of the built-in catalog
+// (acceptor/waiters) in two steps: SERVICE: first, then SERVICE:Name in
+// the model's and the CLI's spelling.
 func completeBuiltinWaiter(prefix string) ([]string, cobra.ShellCompDirective) {
 	service, _, named := strings.Cut(prefix, ":")
+	var words []string
 	if !named {
-		models, err := botocore.Models()
-		if err != nil {
-			return nil, cobra.ShellCompDirectiveNoFileComp
+		for _, f := range waiters.Builtin {
+			services, err := f.Services()
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			for _, s := range services {
+				words = append(words, s+":")
+			}
 		}
-		var words []string
-		for _, m := range models {
-			words = append(words, m.Service+":")
-		}
-		words = append(words, k8s.Service+":")
 		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
 	}
-	if service == k8s.Service {
-		var words []string
-		names, cliNames := k8s.Names()
-		for i, name := range names {
-			words = append(words, service+":"+name, service+":"+cliNames[i])
-		}
-		return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
-	}
-	m, _, err := botocore.Service(service)
+	f, err := waiters.Builtin.Family(service)
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	var words []string
-	for i, name := range m.Names {
-		words = append(words, service+":"+name, service+":"+m.CLINames[i])
+	names, err := f.Names(service)
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	for _, n := range names {
+		words = append(words, service+":"+n.Model, service+":"+n.CLI)
 	}
 	return withPrefix(words, prefix), cobra.ShellCompDirectiveNoFileComp
 }

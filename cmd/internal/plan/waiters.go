@@ -5,18 +5,17 @@ import (
 	"io"
 	"strings"
 
-	"github.com/retry-dev/retry/acceptor/botocore"
-	"github.com/retry-dev/retry/acceptor/k8s"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
+	"github.com/retry-dev/retry/acceptor/waiters"
 	"github.com/retry-dev/retry/cmd/internal/exit"
-	"github.com/retry-dev/retry/cmd/internal/human"
 )
 
-// loadWaiter loads the waiter of --waiter: from --waiter-file when given
-// (a SERVICE: prefix is then ignored: the file overrides the built-in
-// models), else from the botocore models built into retry, as
-// SERVICE:NAME with NAME as in the model or the AWS CLI's kebab-case, or
-// from the Kubernetes waiters, as k8s:NAME. nil without --waiter.
+// loadWaiter loads the waiter of --waiter from the catalog
+// (acceptor/waiters): from --waiter-file's family when given (a SERVICE:
+// prefix is then ignored: the file overrides the built-in models), else
+// from the built-in family that holds SERVICE of SERVICE:NAME (botocore's
+// models, with NAME as in the model or the AWS CLI's kebab-case; k8s:NAME).
+// nil without --waiter.
 func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	if o.Waiter.Name == "" && o.Waiter.File == "" {
 		return nil, nil
@@ -25,41 +24,30 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 		return nil, exit.Usagef("--waiter-file: give --waiter NAME too, the name of a waiter in it (--list-waiters lists them)")
 	}
 	var (
-		wf   *waitermodel.File
-		name = o.Waiter.Name
-		err  error
+		family        waiters.Family
+		service, name = "", o.Waiter.Name
 	)
 	if o.Waiter.File != "" {
-		if wf, err = LoadWaiterFile(o.Waiter.File); err != nil {
+		wf, err := LoadWaiterFile(o.Waiter.File)
+		if err != nil {
 			return nil, exit.Usagef("--waiter-file: %v", err)
 		}
+		family = waiters.File{File: wf}
 		if _, n, ok := strings.Cut(name, ":"); ok {
 			name = n
 		}
 	} else {
-		service, n, ok := strings.Cut(name, ":")
-		if !ok || service == "" || n == "" {
+		s, n, ok := strings.Cut(name, ":")
+		if !ok || s == "" || n == "" {
 			return nil, exit.Usagef("--waiter: %q: want SERVICE:NAME for a built-in waiter (dynamodb:table-exists, k8s:pod-ready; retry wait --list-waiters lists them), or --waiter-file FILE with --waiter NAME", o.Waiter.Name)
 		}
-		if strings.EqualFold(service, k8s.Service) {
-			w, err := k8s.Waiter(n)
-			if err != nil {
-				return nil, exit.Usagef("--waiter: %v", err)
-			}
-			return w, nil
-		}
-		m, data, err := botocore.Service(service)
+		f, err := waiters.Builtin.Family(s)
 		if err != nil {
 			return nil, exit.Usagef("--waiter: %v", err)
 		}
-		if name, err = m.Resolve(n); err != nil {
-			return nil, exit.Usagef("--waiter: %v", err)
-		}
-		if wf, err = waitermodel.Parse(data); err != nil {
-			return nil, exit.Usagef("--waiter: built-in model of %s: %v", m.Service, err)
-		}
+		family, service, name = f, s, n
 	}
-	w, err := wf.Model(name)
+	w, err := family.Waiter(service, name)
 	if err != nil {
 		return nil, exit.Usagef("--waiter: %v", err)
 	}
@@ -69,67 +57,74 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	return w, nil
 }
 
-// ListWaiters writes the names of the waiters of --waiter-file, one a line;
-// without a file, the built-in waiters as SERVICE:NAME, the botocore ones
-// then the Kubernetes ones (only SERVICE's with --waiter SERVICE), and a
-// line on stderr saying where they come from.
+// ListWaiters writes the waiters of the catalog, one a line: those of
+// --waiter-file by name; without a file the built-in ones as
+// SERVICE:Name and SERVICE:cli-name, family by family (only SERVICE's with
+// --waiter SERVICE), and a line on stderr saying how many and where they
+// come from.
 func ListWaiters(o *Options) error {
 	if o.Waiter.File != "" {
 		wf, err := LoadWaiterFile(o.Waiter.File)
 		if err != nil {
 			return exit.Usagef("--waiter-file: %v", err)
 		}
-		for _, n := range wf.Names() {
-			fmt.Fprintln(o.IO.Out, n)
+		names, _ := waiters.File{File: wf}.Names("")
+		for _, n := range names {
+			fmt.Fprintln(o.IO.Out, n.Model)
 		}
 		return nil
 	}
-	kubeNames, kubeCLINames := k8s.Names()
-	var kube strings.Builder
-	for i, name := range kubeNames {
-		fmt.Fprintf(&kube, "%s:%s\t%s:%s\n", k8s.Service, name, k8s.Service, kubeCLINames[i])
+	type listed struct {
+		family            waiters.Family
+		waiters, services int
 	}
-	kubeLine := fmt.Sprintf("%d Kubernetes waiters (k8s:NAME, over kubectl get KIND NAME -o json)", len(kubeNames))
-	if strings.EqualFold(strings.TrimSuffix(o.Waiter.Name, ":"), k8s.Service) {
-		if _, err := fmt.Fprint(o.IO.Out, kube.String()); err != nil {
-			return err
+	var lists []listed
+	var b strings.Builder
+	list := func(f waiters.Family, services []string) error {
+		l := listed{family: f, services: len(services)}
+		for _, s := range services {
+			names, err := f.Names(s)
+			if err != nil {
+				return err
+			}
+			for _, n := range names {
+				fmt.Fprintf(&b, "%s:%s\t%s:%s\n", n.Service, n.Model, n.Service, n.CLI)
+			}
+			l.waiters += len(names)
 		}
-		if !o.Output.Quiet {
-			fmt.Fprintf(o.IO.ErrOut, "retry: %s, built in; --waiter-file FILE uses another model\n", kubeLine)
-		}
+		lists = append(lists, l)
 		return nil
 	}
-	models, err := botocore.Models()
-	if err != nil {
-		return err
-	}
-	if o.Waiter.Name != "" {
-		m, _, err := botocore.Service(strings.TrimSuffix(o.Waiter.Name, ":"))
+	if service := strings.TrimSuffix(o.Waiter.Name, ":"); service != "" {
+		f, err := waiters.Builtin.Family(service)
 		if err != nil {
 			return exit.Usagef("--waiter: %v", err)
 		}
-		models = []botocore.Model{*m}
-	}
-	var b strings.Builder
-	n := 0
-	for _, m := range models {
-		for i, name := range m.Names {
-			fmt.Fprintf(&b, "%s:%s\t%s:%s\n", m.Service, name, m.Service, m.CLINames[i])
-			n++
+		if err := list(f, []string{service}); err != nil {
+			return exit.Usagef("--waiter: %v", err)
 		}
-	}
-	if o.Waiter.Name == "" {
-		b.WriteString(kube.String())
+	} else {
+		for _, f := range waiters.Builtin {
+			services, err := f.Services()
+			if err != nil {
+				return err
+			}
+			if err := list(f, services); err != nil {
+				return err
+			}
+		}
 	}
 	if _, err := fmt.Fprint(o.IO.Out, b.String()); err != nil {
 		return err
 	}
 	if !o.Output.Quiet {
-		also := ""
-		if o.Waiter.Name == "" {
-			also = ", and " + kubeLine
+		// The first family says where its waiters come from; the others
+		// follow it.
+		line := lists[0].family.Count(lists[0].waiters, lists[0].services) + ", " + lists[0].family.Origin()
+		for _, l := range lists[1:] {
+			line += ", and " + l.family.Count(l.waiters, l.services)
 		}
-		fmt.Fprintf(o.IO.ErrOut, "retry: %s in %s, built in from botocore %s (Apache-2.0)%s; --waiter-file FILE uses another model\n", human.Plural(n, "waiter"), human.Plural(len(models), "service"), botocore.Version, also)
+		fmt.Fprintf(o.IO.ErrOut, "retry: %s; --waiter-file FILE uses another model\n", line)
 	}
 	return nil
 }
