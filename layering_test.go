@@ -66,7 +66,7 @@ var imports = map[string][]string{
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
-	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/redact", "runner/request"},
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/output", "runner/redact", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
 	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},

@@ -145,3 +145,33 @@ func decidesStatus(n ast.Node, statuses map[string]bool) bool {
 	})
 	return found
 }
+
+// The plan is built once, in plan.Build: cmd runs it (plan.Plan.Run, with
+// the sinks' hooks) and never sets a field of it or of its strategy
+// afterwards. (cmd names its plan p.)
+func TestPlanBuiltOnce(t *testing.T) {
+	for path, f := range sourceFiles(t) {
+		if filepath.Dir(path) != "cmd" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			as, ok := n.(*ast.AssignStmt)
+			if !ok {
+				return true
+			}
+			for _, lhs := range as.Lhs {
+				for e := lhs; ; {
+					sel, ok := e.(*ast.SelectorExpr)
+					if !ok {
+						break
+					}
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "p" {
+						t.Errorf("%s: sets %s.%s after plan.Build: build it there", path, id.Name, sel.Sel.Name)
+					}
+					e = sel.X
+				}
+			}
+			return true
+		})
+	}
+}

@@ -37,9 +37,6 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		defer p.LogFile.Close() // finish closed it already, unless it panicked
 		context.AfterFunc(ctx, p.LogFile.Abort)
 	}
-	if o.Output.Report != "" {
-		p.Strategy.KeepTail = sinks.ReportTail // the report shows each attempt's tails
-	}
 	l := newLogs(o, p)
 	l.interrupt = interrupt
 	if o.Net.Insecure && p.Kind == acceptor.HTTPAttempt { // a security warning: printed even with -q
@@ -53,35 +50,35 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		r := runDurable(ctx, o, p, l, proc)
 		return nil, l.finish(ctx, o, r)
 	}
-	r := execute(ctx, o, p, l, proc)
+	r := execute(ctx, o, p, l, proc, nil)
 	return r.out, l.finish(ctx, o, r)
 }
 
 // execute starts proc's switches (signals cancel the run), runs the
-// strategy of p, its events fanned out to the sinks of l, until it ends or
-// ctx is done, writes the final stdout, and returns how the run ended.
-func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) *runEnd {
+// strategy of p (resume: --state's attempt), its events fanned out to the
+// sinks of l, until it ends or ctx is done, writes the final stdout, and
+// returns how the run ended.
+func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process, resume *runner.Resume) *runEnd {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	proc.start(l.cancelRun(cancel), p, l.lines.Warn)
 
-	p.Warn = l.lines.Warn
 	fan := l.fanOut()
 	// The end line waits for the final stdout, so that with 2>&1 the last
 	// attempt's output comes before "gave up" or "succeeded", as it ran.
 	var end *runner.Event
-	p.Strategy.Observe = func(e runner.Event) {
-		if e.Kind == runner.EventEnd {
-			end = &e
-			return
-		}
-		fan.Observe(e)
-	}
-	p.Strategy.Sleep = l.sleep
-	if sleep := o.IO.BudgetSleep(); sleep != nil {
-		p.Strategy.Sleep = sleep // the retry budget sees the time retry waits
-	}
-	out := p.Strategy.Run(ctx, p.Source)
+	out := p.Run(ctx, plan.Hooks{
+		Observe: func(e runner.Event) {
+			if e.Kind == runner.EventEnd {
+				end = &e
+				return
+			}
+			fan.Observe(e)
+		},
+		Sleep:  l.sleep,
+		Warn:   l.lines.Warn,
+		Resume: resume,
+	})
 	r := newRunEnd(p, o.Wait, out)
 
 	var broken *output.StreamError

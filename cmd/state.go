@@ -32,7 +32,7 @@ func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, pro
 		return r
 	}
 	defer d.fl.Close()
-	r := execute(ctx, o, p, l, proc)
+	r := execute(ctx, o, p, l, proc, d.resume)
 	finishDurable(o, p, l, d, r)
 	return r
 }
@@ -43,11 +43,12 @@ type durableAttempt struct {
 	st  *durable.State
 	n   int       // the attempt's number
 	now time.Time // when it was recorded
+	// resume makes the run this attempt of the sequence.
+	resume *runner.Resume
 }
 
 // beginDurable locks the store and reads the sequence. When an attempt is
-// due it records it as started and sets p's strategy to make it, and
-// returns it, holding the lock; otherwise it releases the lock and returns
+// due it records it as started and returns it, holding the lock; otherwise it releases the lock and returns
 // nil and why no attempt is made (*notRun, or retry's own error).
 func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
 	cfg := plan.DurableConfig(o, p, stateExits(p, o.Wait))
@@ -112,9 +113,9 @@ func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttem
 	if err := fl.Write(st); err != nil {
 		return nil, stateError(name, log, err)
 	}
-	p.Strategy.Resume = &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}
 	held = true
-	return &durableAttempt{fl: fl, st: st, n: n, now: now}, nil
+	return &durableAttempt{fl: fl, st: st, n: n, now: now,
+		resume: &runner.Resume{Attempt: n, Previous: previous, Start: st.Started}}, nil
 }
 
 // finishDurable records how the attempt d ended (r), and the status the

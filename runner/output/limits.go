@@ -31,6 +31,9 @@ const (
 	// (an unwritable or full TMPDIR): 64 MiB. Beyond it the stream cannot be
 	// kept whole and the Capture fails.
 	DefaultMemoryFallback = 64 << 20
+	// ReportTail is how many of the last bytes of each stream an attempt
+	// keeps for a report of the run (retry's --report): 2 KiB.
+	ReportTail = 2 << 10
 )
 
 // StreamError stops an attempt, and the run, when an output stream cannot be

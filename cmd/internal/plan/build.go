@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"math/rand/v2"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 )
 
 // Plan is everything a run needs, built and validated before the first
@@ -34,9 +36,9 @@ type Plan struct {
 	// the run.
 	MaxTime time.Duration
 	LogFile *writepolicy.Stream // --log-file (the write policy's), nil for stderr
-	// Warn reports a problem during the run (a failing scope store),
-	// through the log once it exists; cmd sets it.
-	Warn   func(format string, args ...any)
+	// warn reports a problem during the run (a failing scope store),
+	// through the log once it exists: Run's Hooks.Warn.
+	warn   func(format string, args ...any)
 	Stderr *iostreams.SharedStderr // retry's stderr, shared by the attempts and the log
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
@@ -121,8 +123,8 @@ func Build(o *Options) (_ *Plan, err error) {
 	p.ExprWarnings = jmesWarnings(chain, p.Query)
 
 	bud, err := o.bucket(func(format string, args ...any) {
-		if p.Warn != nil {
-			p.Warn(format, args...)
+		if p.warn != nil {
+			p.warn(format, args...)
 		}
 	})
 	if err != nil {
@@ -147,6 +149,12 @@ func Build(o *Options) (_ *Plan, err error) {
 		// A wait stopped midway by --max-time or a signal writes the last
 		// state it saw whole, not the stopped poll's partial output.
 		KeepWhole: o.Wait && !o.Output.Quiet,
+		// The time retry waits is the retry budget's clock's (nil: the
+		// real one; the tests' clock otherwise).
+		Sleep: o.IO.BudgetSleep(),
+	}
+	if o.Output.Report != "" {
+		p.Strategy.KeepTail = output.ReportTail // the report shows each attempt's tails
 	}
 	p.Kind = kind
 	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil)); err != nil {
@@ -188,4 +196,28 @@ func (o *Options) limits(w *waitermodel.Model) (attempts int, maxTime time.Durat
 		}
 	}
 	return attempts, maxTime
+}
+
+// Hooks are what the run's sinks give the strategy when it runs: where
+// its events go, how it sleeps between attempts (unless the retry
+// budget's clock does), where a problem during the run is reported, and,
+// for --state, the sequence's attempt to make.
+type Hooks struct {
+	Observe func(runner.Event)
+	Sleep   func(ctx context.Context, d time.Duration) error
+	Warn    func(format string, args ...any)
+	Resume  *runner.Resume
+}
+
+// Run runs the plan's strategy on its source with h until it ends or ctx
+// is done, and returns the outcome. The plan itself is left as Build made
+// it: h is given to a copy of its strategy.
+func (p *Plan) Run(ctx context.Context, h Hooks) *runner.Outcome {
+	p.warn = h.Warn
+	s := *p.Strategy
+	s.Observe, s.Resume = h.Observe, h.Resume
+	if s.Sleep == nil {
+		s.Sleep = h.Sleep
+	}
+	return s.Run(ctx, p.Source)
 }

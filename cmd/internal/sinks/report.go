@@ -7,6 +7,7 @@ import (
 
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/output"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
@@ -84,7 +85,7 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 
 // ReportTail bounds the tail of each stream kept per attempt in the
 // --report file.
-const ReportTail = 2 << 10
+const ReportTail = output.ReportTail
 
 // tailText is the last ReportTail bytes of b as valid UTF-8 (a rune
 // cut at the start is dropped), redacted.
