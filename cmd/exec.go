@@ -45,6 +45,9 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 	for _, w := range p.ExprWarnings {
 		l.lines.Warn("warning: %s", w)
 	}
+	for _, w := range p.StoreWarnings { // a security warning: printed even with -q
+		l.lines.Warn("%s", w)
+	}
 
 	if p.State != nil {
 		r := runDurable(ctx, o, p, l, proc)

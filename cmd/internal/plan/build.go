@@ -43,6 +43,9 @@ type Plan struct {
 	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
 	// backquotes), one line each, naming the flag or waiter.
 	ExprWarnings []string
+	// StoreWarnings: a Redis store's password given in argv, one line
+	// each, naming the flag.
+	StoreWarnings []string
 	// State is where --state keeps the sequence; nil without --state.
 	State *StateStore
 }
@@ -131,6 +134,12 @@ func Build(o *Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.Close = bud.close
+	if p.State != nil && p.State.Warning != "" {
+		p.StoreWarnings = append(p.StoreWarnings, p.State.Warning)
+	}
+	if bud.warning != "" {
+		p.StoreWarnings = append(p.StoreWarnings, bud.warning)
+	}
 
 	p.MaxTime = maxTime
 	p.Strategy = &runner.Strategy{
