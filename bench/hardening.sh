@@ -208,6 +208,14 @@ case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRE
 # --- trust, round two (output that must reach its reader): a log on retry's
 # own stdout shares its offset
 case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
+# a signal while retry is blocked writing to a reader that does not read:
+# 128+N long before the reader (sleep 8) ends
+for mode in final live; do
+  for sig in TERM INT; do
+    num=$(kill -l $sig)
+    case_ pipes "rm -f rp st; ( $R run -q -n 1 --stdout $mode -- head -c 20M /dev/zero & echo \$! > rp; wait \$!; echo \$? > st ) | sleep 8 & sleep 1; kill -$sig \$(cat rp); for i in \$(seq 40); do [ -s st ] && break; sleep 0.1; done; [ \"\$(cat st)\" = $((128+num)) ]"
+  done
+done
 if [ "$(id -u)" = 0 ]; then
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; echo precious > victim; ln -s ../victim sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --report sticky/r.json -- true; [ \$? -eq 125 ] && grep -qx precious victim"
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; ln -s ../created sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --log-file sticky/r.json -- true; [ \$? -eq 125 ] && [ ! -e created ]"

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
@@ -160,6 +161,14 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 // stdout: a failed read is stdout not kept whole, a failed write stdout
 // not written.
 func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	if s, ok := w.(*iostreams.Interruptible); ok {
+		// On the file itself (sendfile(2) needs it), abandoned by a signal.
+		err := s.Do(func(f *os.File) error { return copyStdout(f, rc) })
+		if err != nil && !errors.As(err, new(*output.StreamError)) {
+			err = &output.StreamError{Stream: "stdout", Err: err} // abandoned: a signal came
+		}
+		return err
+	}
 	var err error
 	if r, ok := rc.(*output.Reader); ok {
 		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion
