@@ -125,7 +125,8 @@ func (l *logs) finish(ctx context.Context, o *plan.Options, r *runEnd) *runEnd {
 // writeFinal writes the last attempt's stdout (wait: or its --query
 // projection) to stdout. A wait whose last poll was stopped midway (by
 // --max-time or a signal) writes the last whole poll's instead, and says
-// so on stderr: the last state seen, never a stopped poll's partial JSON.
+// so on stderr: the last state seen, never a stopped poll's partial JSON;
+// with no whole poll before it, it writes nothing and says so.
 func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) error {
 	last := out.Last()
 	if last == nil || (o.Wait && o.Output.Quiet) {
@@ -134,6 +135,11 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	if w := out.Whole(); w != nil {
 		l.lines.Warn("attempt %d was stopped before it finished: stdout is attempt %d's, the last state seen whole", last.Number, w.Number)
 		last = w
+	} else if o.Wait && stoppedMidway(last) {
+		// No poll before it finished whole: the stopped poll's output is
+		// empty or cut (partial JSON), and a reader could not tell.
+		l.lines.Warn("attempt %d was stopped before it finished and no poll before it finished: nothing written to stdout", last.Number)
+		return nil
 	}
 	var cut *output.LimitError
 	if errors.As(last.Result.Attempt.Err, &cut) {
@@ -154,6 +160,14 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 	}
 	defer rc.Close()
 	return copyStdout(o.IO.Out, rc)
+}
+
+// stoppedMidway reports whether r, a wait's last poll, was stopped before
+// it finished by --max-time or a signal (not by --attempt-timeout: a timed
+// out poll is evaluated, and is a poll like any other).
+func stoppedMidway(r *runner.Record) bool {
+	cause := r.Result.Stopped
+	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout)
 }
 
 // copyStdout copies kept stdout (a spill file, or memory) to retry's
