@@ -205,6 +205,9 @@ case_ secrets "$R run -q -n 1 --state argv.json --report r.json -- sh -c 'exit 1
 case_ secrets "printf 'AKIAIOSFODNN7EXAMPLE\\nghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2\\ntoken SEKRET10x\\npassword: |\\n  SEKRET10\\n' > shapes.txt; $R run -n 2 -d 0 --stdout final -- sh -c 'cat shapes.txt; exit 1' 2>err >/dev/null; ! grep -q -e SEKRET -e AKIAIOSF -e ghp_ err"
 case_ secrets "$R -v wait --log-format json -n 1 --success 'Credentials.SecretAccessKey=x' -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET11\"}}' 2>err >/dev/null; ! grep -q SEKRET err && grep -q '\"state\":\"success\"' err"
 case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRET12\"\`' --report r.json -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET12\"}}' 2>err >/dev/null; ! grep -q SEKRET err r.json"
+# --- trust, round two (output that must reach its reader): a log on retry's
+# own stdout shares its offset
+case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
 if [ "$(id -u)" = 0 ]; then
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; echo precious > victim; ln -s ../victim sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --report sticky/r.json -- true; [ \$? -eq 125 ] && grep -qx precious victim"
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; ln -s ../created sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --log-file sticky/r.json -- true; [ \$? -eq 125 ] && [ ! -e created ]"
