@@ -203,7 +203,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	}
 	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
 	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
-	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event (a line of repeated output included: every line parses)")
 	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
