@@ -112,9 +112,10 @@ func (l *logs) finish(ctx context.Context, p *plan.Plan, r *runEnd) *runEnd {
 }
 
 // writeFinal writes the last attempt's stdout (wait: or its --query
-// projection) to stdout (p.Final: not for wait -q). A wait whose last poll was stopped midway (by
-// --max-time or a signal) writes the last whole poll's instead, and says
-// so on stderr: the last state seen, never a stopped poll's partial JSON.
+// projection) to stdout (p.Final: not for wait -q). A wait whose last
+// poll was stopped midway (by --max-time or a signal) writes the last
+// whole poll's instead, and says so on stderr: the last state seen, never a stopped poll's partial JSON;
+// with no whole poll before it, it writes nothing and says so.
 func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	last := out.Last()
 	if last == nil {
@@ -123,6 +124,11 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	if w := out.Whole(); w != nil {
 		l.lines.Warn("attempt %d was stopped before it finished: stdout is attempt %d's, the last state seen whole", last.Number, w.Number)
 		last = w
+	} else if p.Wait && stoppedMidway(last) {
+		// No poll before it finished whole: the stopped poll's output is
+		// empty or cut (partial JSON), and a reader could not tell.
+		l.lines.Warn("attempt %d was stopped before it finished and no poll before it finished: nothing written to stdout", last.Number)
+		return nil
 	}
 	var cut *output.LimitError
 	if errors.As(last.Result.Attempt.Err, &cut) {
@@ -143,6 +149,14 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	}
 	defer rc.Close()
 	return copyStdout(p.IO.Out, rc)
+}
+
+// stoppedMidway reports whether r, a wait's last poll, was stopped before
+// it finished by --max-time or a signal (not by --attempt-timeout: a timed
+// out poll is evaluated, and is a poll like any other).
+func stoppedMidway(r *runner.Record) bool {
+	cause := r.Result.Stopped
+	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout)
 }
 
 // copyStdout copies kept stdout (a spill file, or memory) to retry's

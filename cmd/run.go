@@ -77,6 +77,10 @@ service is noticed within about a second of coming up; -d, --max-delay,
 --backoff and --jitter override them. A waiter model brings its own delays
 (Smithy's default maxDelay is 120s).
 
+Stdout: the last poll's output (or its --query projection). A poll that
+--max-time or a signal stopped midway is never written: the last poll that
+finished is, and when none did, nothing is (stderr says so).
+
 --waiter SERVICE:NAME names a waiter of the botocore models built into retry
 (botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells it:
 dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
