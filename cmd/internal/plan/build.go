@@ -146,6 +146,7 @@ func Build(o *Options) (_ *Plan, err error) {
 		WaitForRefill:   o.Retry.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Consecutive:     o.Budget.Consecutive,
+		Stream:          o.Watch,
 		// A wait stopped midway by --max-time or a signal writes the last
 		// state it saw whole, not the stopped poll's partial output.
 		KeepWhole: o.Wait && !o.Output.Quiet,

@@ -22,6 +22,9 @@ import (
 // environment defaults and arguments, grouped as their help groups them.
 type Options struct {
 	Wait bool // retry wait; false is retry run
+	// Watch (wait --watch): the acceptors see each JSON document the
+	// command streams, as it comes, not its output once it ends.
+	Watch bool
 
 	Budget  Budget
 	Delay   Delay
@@ -196,6 +199,7 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Waiter.List, "list-waiters", false, "list the waiters in --waiter-file (without it: the built-in ones) and exit")
 
 	if o.Wait {
+		fs.BoolVar(&o.Watch, "watch", false, "evaluate the acceptors on each JSON document the command streams, as it prints it (kubectl get … -o json --watch), so a state is seen when it happens; a stream that ends is an attempt, restarted after the delay")
 		fs.StringVar(&o.Output.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
 		fs.Var(enumValue{&o.Output.Format, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
 	} else {

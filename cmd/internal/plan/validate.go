@@ -34,6 +34,9 @@ func (o *Options) Validate() (acceptor.AttemptKind, error) {
 		}
 		return 0, exit.Usagef("--%s: cannot go with --state, which makes one attempt per invocation", f)
 	}
+	if err := o.watchConflicts(kind); err != nil {
+		return 0, err
+	}
 	if o.Given("output") && o.Output.Query == "" {
 		return 0, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
 	}
@@ -165,3 +168,23 @@ func (o *Options) unset(name string) {
 // normalWord is an enum word as flags compare it: trimmed, lower case
 // (--mode Adaptive is adaptive).
 func normalWord(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// watchConflicts refuses what --watch cannot go with: an attempt that is
+// not a command (an HTTP call or a TCP connect streams no JSON documents),
+// --consecutive (a document that succeeds ends the stream) and --state
+// (one attempt per invocation, while a stream is watched as it goes).
+func (o *Options) watchConflicts(kind acceptor.AttemptKind) error {
+	if !o.Watch {
+		return nil
+	}
+	w := o.flagName("watch")
+	switch {
+	case kind != acceptor.CommandAttempt:
+		return exit.Usagef("%s: reads the JSON documents a command streams (kubectl get … -o json --watch); it cannot go with --url or --tcp", w)
+	case o.Budget.Consecutive > 1:
+		return exit.Usagef("%s: the first document that succeeds ends the wait; it cannot go with %s", w, o.flagName("consecutive"))
+	case o.Budget.State != "":
+		return exit.Usagef("%s: a stream is watched while it runs; it cannot go with %s, which makes one attempt per invocation", w, o.flagName("state"))
+	}
+	return nil
+}
