@@ -215,6 +215,8 @@ fi
 # --- trust, round two (files): a wait with no whole poll writes nothing
 case_ pipes "out=\$($R wait -n 3 -d 0 --max-time 1.5s --success state=done -- sh -c 'printf \"{\\\"state\\\":\\\"pend\"; sleep 5' 2>err); [ \$? -eq 124 ] && [ -z \"\$out\" ] && grep -q 'nothing written to stdout' err"
 case_ pipes "$R wait -n 3 -d 0 --success state=done --query state -- sh -c 'echo \"{\\\"state\\\":\\\"pending\\\"}\"; touch w3.ready; sleep 5' > out 2>err & p=\$!; while [ ! -e w3.ready ]; do sleep 0.01; done; kill -TERM \$p; wait \$p; [ \$? -eq 143 ] && [ ! -s out ]"
+# every line of a JSON log file parses, a retried attempt's output included (redacted)
+case_ sinks "rm -f o4 j.jsonl; $R run -n 2 -d 0 --log-format json --log-file j.jsonl -- sh -c '[ -e o4 ] && exit 0; touch o4; echo hi; echo password=SEKRET13; exit 1' && perl -MJSON::PP -ne 'decode_json(\$_)' j.jsonl && grep -q '\"text\":\"hi' j.jsonl && ! grep -q SEKRET j.jsonl"
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"

@@ -153,10 +153,12 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 
 // stoppedMidway reports whether r, a wait's last poll, was stopped before
 // it finished by --max-time or a signal (not by --attempt-timeout: a timed
-// out poll is evaluated, and is a poll like any other).
+// out poll is evaluated, and is a poll like any other). A streamed attempt
+// (wait --watch) that printed a whole document is not: its stdout is the
+// last of them, a state seen whole.
 func stoppedMidway(r *runner.Record) bool {
 	cause := r.Result.Stopped
-	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout)
+	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout) && r.Result.Documents == 0
 }
 
 // copyStdout copies kept stdout (a spill file, or memory) to retry's
