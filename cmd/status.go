@@ -179,8 +179,8 @@ func exitStatus(err error) int {
 }
 
 // newRunEnd is the end of a run of p that made the attempts of out.
-func newRunEnd(p *plan.Plan, wait bool, out *runner.Outcome) *runEnd {
-	r := &runEnd{wait: wait, kind: p.Kind, query: p.Query != nil, out: out}
+func newRunEnd(p *plan.Plan, out *runner.Outcome) *runEnd {
+	r := &runEnd{wait: p.Wait, kind: p.Kind, query: p.Query != nil, out: out}
 	if out != nil {
 		r.end = out.End
 	}
