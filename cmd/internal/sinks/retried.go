@@ -2,7 +2,6 @@ package sinks
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -211,7 +210,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 	if maxAttempts > 0 {
 		label += fmt.Sprintf("/%d", maxAttempts)
 	}
-	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
+	fmt.Fprint(l.w, echo.Sprintf("retry: %s of %s:\n", what, label))
 }
 
 // notShown says that the first (or last) n bytes of attempt's output were
@@ -221,13 +220,13 @@ func (l *Retried) notShown(attempt int, n int64, format string) {
 		l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
 		return
 	}
-	fmt.Fprintf(l.w, format, n)
+	fmt.Fprint(l.w, echo.Sprintf(format, n))
 }
 
 // jsonLine writes one JSON log line of the output's frames on w.
 func (l *Retried) jsonLine(line *OutputLine) {
-	b, _ := json.Marshal(line) // ints and a fixed word: always encodes
-	_, _ = l.w.Write(append(b, '\n'))
+	j, _ := echo.Marshal(line) // ints and a fixed word: always encodes
+	_, _ = l.w.Write(append(j.Bytes(), '\n'))
 }
 
 // copyBounded repeats at most limit bytes of r through ew and closes it
