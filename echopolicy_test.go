@@ -27,8 +27,9 @@ const echoPkg = module + "/cmd/internal/echo"
 // file and function: retry's own markup, numbers and fixed words, never
 // what an attempt said. A new one is a deliberate change: list it here.
 var rawUses = map[string]string{
-	"cmd/internal/sinks/ci.go:Finish": "the $GITHUB_OUTPUT heredoc: counts, the exit status and the outcome's word between random delimiters",
-	"cmd/root.go:newCmdRoot":          "the help text, retry's own",
+	"cmd/internal/sinks/ci.go:Finish":        "the $GITHUB_OUTPUT heredoc: counts, the exit status and the outcome's word between random delimiters",
+	"cmd/root.go:newCmdRoot":                 "the help text, retry's own",
+	"cmd/internal/sinks/retried.go:jsonLine": "a JSON line of retried output: its text is what an echo.Writer wrote, redacted already; numbers and fixed words besides",
 }
 
 // The echo policy is a type, not a convention (cli/cli's model: the safe

@@ -9,6 +9,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
@@ -154,16 +155,26 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 
 // stoppedMidway reports whether r, a wait's last poll, was stopped before
 // it finished by --max-time or a signal (not by --attempt-timeout: a timed
-// out poll is evaluated, and is a poll like any other).
+// out poll is evaluated, and is a poll like any other). A streamed attempt
+// (wait --watch) that printed a whole document is not: its stdout is the
+// last of them, a state seen whole.
 func stoppedMidway(r *runner.Record) bool {
 	cause := r.Result.Stopped
-	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout)
+	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout) && r.Result.Documents == 0
 }
 
 // copyStdout copies kept stdout (a spill file, or memory) to retry's
 // stdout: a failed read is stdout not kept whole, a failed write stdout
 // not written.
 func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	if s, ok := w.(*iostreams.Interruptible); ok {
+		// On the file itself (sendfile(2) needs it), abandoned by a signal.
+		err := s.Do(func(f *os.File) error { return copyStdout(f, rc) })
+		if err != nil && !errors.As(err, new(*output.StreamError)) {
+			err = &output.StreamError{Stream: "stdout", Err: err} // abandoned: a signal came
+		}
+		return err
+	}
 	var err error
 	if r, ok := rc.(*output.Reader); ok {
 		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion

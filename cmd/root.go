@@ -62,6 +62,11 @@ func mainWith(ios *iostreams.IOStreams) int {
 	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
+		// A signal abandons a write to retry's stdout or stderr that a
+		// reader does not take (iostreams.Interruptible).
+		out, errOut := iostreams.NewInterruptible(os.Stdout), iostreams.NewInterruptible(os.Stderr)
+		ios.Out, ios.ErrOut = out, errOut
+		proc.streams = []*iostreams.Interruptible{out, errOut}
 	}
 	code := run(context.Background(), args, ios, proc)
 	proc.reraise(code)

@@ -119,6 +119,11 @@ func Build(c Command) (_ *Plan, err error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.watch() {
+		if err := o.watchConflicts(kind); err != nil {
+			return nil, err
+		}
+	}
 	if o.Given("output") && out.query == "" {
 		return nil, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
 	}
@@ -198,6 +203,7 @@ func Build(c Command) (_ *Plan, err error) {
 		WaitForRefill:   o.Retry.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Consecutive:     o.Budget.Consecutive,
+		Stream:          c.watch(),
 		// A wait stopped midway by --max-time or a signal writes the last
 		// state it saw whole, not the stopped poll's partial output.
 		KeepWhole: writesState,

@@ -148,11 +148,15 @@ type RunOptions struct {
 	Stdout string // live or final; "": live on a terminal
 }
 
-// WaitOptions are `retry wait`'s: the shared core, --query and --output.
+// WaitOptions are `retry wait`'s: the shared core, --query, --output and
+// --watch.
 type WaitOptions struct {
 	Options
 	Query  string // --query EXPR
 	Format string // --output: how --query writes its result
+	// Watch: the acceptors see each JSON document the command streams, as
+	// it comes, not its output once it ends.
+	Watch bool
 }
 
 // A Command is run's or wait's options as cmd holds them: it registers
@@ -169,6 +173,9 @@ type Command interface {
 
 	options() *Options
 	stdout() stdout
+	// watch reports wait --watch: a command's attempts are streams of
+	// JSON documents, each evaluated as it comes.
+	watch() bool
 }
 
 // stdout is what an invocation writes on its stdout, as its own flags say:
@@ -233,6 +240,9 @@ func core(io *iostreams.IOStreams) Options {
 func (o *RunOptions) options() *Options  { return &o.Options }
 func (o *WaitOptions) options() *Options { return &o.Options }
 
+func (o *RunOptions) watch() bool  { return false }
+func (o *WaitOptions) watch() bool { return o.Watch }
+
 func (o *RunOptions) stdout() stdout {
 	return stdout{live: o.Stdout == "live" || (o.Stdout == "" && o.IO.StdoutIsTerminal)}
 }
@@ -253,6 +263,7 @@ func (o *RunOptions) Register(fs *pflag.FlagSet) {
 // the output flags.
 func (o *WaitOptions) Register(fs *pflag.FlagSet) {
 	o.register(fs, "no log lines; nothing on stdout", func() {
+		fs.BoolVar(&o.Watch, "watch", false, "evaluate the acceptors on each JSON document the command streams, as it prints it (kubectl get … -o json --watch), so a state is seen when it happens; a stream that ends is an attempt, restarted after the delay")
 		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
 		fs.Var(enumValue{&o.Format, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
 	})
@@ -316,7 +327,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	own()
 	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, quiet)
 	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
-	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event (a line of repeated output included: every line parses)")
 	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
 	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")

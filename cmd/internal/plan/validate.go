@@ -162,3 +162,20 @@ func (o *Options) unset(name string) {
 // normalWord is an enum word as flags compare it: trimmed, lower case
 // (--mode Adaptive is adaptive).
 func normalWord(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// watchConflicts refuses what --watch cannot go with: an attempt that is
+// not a command (an HTTP call or a TCP connect streams no JSON documents),
+// --consecutive (a document that succeeds ends the stream) and --state
+// (one attempt per invocation, while a stream is watched as it goes).
+func (o *Options) watchConflicts(kind acceptor.AttemptKind) error {
+	w := o.flagName("watch")
+	switch {
+	case kind != acceptor.CommandAttempt:
+		return exit.Usagef("%s: reads the JSON documents a command streams (kubectl get … -o json --watch); it cannot go with --url or --tcp", w)
+	case o.Budget.Consecutive > 1:
+		return exit.Usagef("%s: the first document that succeeds ends the wait; it cannot go with %s", w, o.flagName("consecutive"))
+	case o.Budget.State != "":
+		return exit.Usagef("%s: a stream is watched while it runs; it cannot go with %s, which makes one attempt per invocation", w, o.flagName("state"))
+	}
+	return nil
+}

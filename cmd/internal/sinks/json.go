@@ -74,13 +74,17 @@ type (
 		Time    string `json:"time"`
 		Version int    `json:"version"`
 	}
-	// OutputLine frames the output of a retried attempt that follows it
-	// ("stdout", an HTTP "body"), or says how much of it was left out
-	// ("not_shown").
+	// OutputLine is a line of a retried attempt's output ("stdout", an
+	// HTTP "body"), redacted, as Text; or says how much of that output was
+	// left out ("not_shown").
 	OutputLine struct {
 		Retry   string `json:"retry"` // "stdout", "body" or "not_shown"
 		Attempt int    `json:"attempt"`
 		Bytes   int64  `json:"bytes,omitempty"` // not_shown: how many
+		// Text is one line of the output with its line break, or a piece
+		// of a line longer than maxTextPiece (no line break but the
+		// last's).
+		Text    string `json:"text,omitempty"`
 		Version int    `json:"version"`
 	}
 	// EndLine is the end of the run.
