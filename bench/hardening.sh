@@ -205,10 +205,35 @@ case_ secrets "$R run -q -n 1 --state argv.json --report r.json -- sh -c 'exit 1
 case_ secrets "printf 'AKIAIOSFODNN7EXAMPLE\\nghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2\\ntoken SEKRET10x\\npassword: |\\n  SEKRET10\\n' > shapes.txt; $R run -n 2 -d 0 --stdout final -- sh -c 'cat shapes.txt; exit 1' 2>err >/dev/null; ! grep -q -e SEKRET -e AKIAIOSF -e ghp_ err"
 case_ secrets "$R -v wait --log-format json -n 1 --success 'Credentials.SecretAccessKey=x' -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET11\"}}' 2>err >/dev/null; ! grep -q SEKRET err && grep -q '\"state\":\"success\"' err"
 case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRET12\"\`' --report r.json -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET12\"}}' 2>err >/dev/null; ! grep -q SEKRET err r.json"
+# --- trust, round two (output that must reach its reader): a log on retry's
+# own stdout shares its offset
+case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
+# a signal while retry is blocked writing to a reader that does not read:
+# 128+N long before the reader (sleep 8) ends
+for mode in final live; do
+  for sig in TERM INT; do
+    num=$(kill -l $sig)
+    case_ pipes "rm -f rp st; ( $R run -q -n 1 --stdout $mode -- head -c 20M /dev/zero & echo \$! > rp; wait \$!; echo \$? > st ) | sleep 8 & sleep 1; kill -$sig \$(cat rp); for i in \$(seq 40); do [ -s st ] && break; sleep 0.1; done; [ \"\$(cat st)\" = $((128+num)) ]"
+  done
+done
 if [ "$(id -u)" = 0 ]; then
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; echo precious > victim; ln -s ../victim sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --report sticky/r.json -- true; [ \$? -eq 125 ] && grep -qx precious victim"
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; ln -s ../created sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --log-file sticky/r.json -- true; [ \$? -eq 125 ] && [ ! -e created ]"
 fi
+# --- trust, round two (files): a wait with no whole poll writes nothing
+case_ pipes "out=\$($R wait -n 3 -d 0 --max-time 1.5s --success state=done -- sh -c 'printf \"{\\\"state\\\":\\\"pend\"; sleep 5' 2>err); [ \$? -eq 124 ] && [ -z \"\$out\" ] && grep -q 'nothing written to stdout' err"
+case_ pipes "$R wait -n 3 -d 0 --success state=done --query state -- sh -c 'echo \"{\\\"state\\\":\\\"pending\\\"}\"; touch w3.ready; sleep 5' > out 2>err & p=\$!; while [ ! -e w3.ready ]; do sleep 0.01; done; kill -TERM \$p; wait \$p; [ \$? -eq 143 ] && [ ! -s out ]"
+# every line of a JSON log file parses, a retried attempt's output included (redacted)
+case_ sinks "rm -f o4 j.jsonl; $R run -n 2 -d 0 --log-format json --log-file j.jsonl -- sh -c '[ -e o4 ] && exit 0; touch o4; echo hi; echo password=SEKRET13; exit 1' && perl -MJSON::PP -ne 'decode_json(\$_)' j.jsonl && grep -q '\"text\":\"hi' j.jsonl && ! grep -q SEKRET j.jsonl"
+# sinks that collide are refused (125, nothing run): report = log file, = --state, = the
+# scope's bucket, = stdin; empty paths
+case_ sinks "rm -f ran x.json; $R run -n 1 --report x.json --log-file x.json -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ ! -e x.json ] && [ \$(wc -l < err) -eq 1 ]"
+case_ sinks "rm -f ran s10.json; $R run -q --state s10.json --schedule '3 10ms' -- false; cp s10.json s10.before; $R run -n 1 --state s10.json --schedule '3 10ms' --report s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -f ran; $R run -n 1 --state s10.json --schedule '3 10ms' --log-file s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -rf st10 ran; RETRY_STATE_DIR=\$PWD/st10 $R run -q --scope api -- true; cp st10/api.json api.before; RETRY_STATE_DIR=\$PWD/st10 $R run -n 1 --scope api --report st10/api.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s st10/api.json api.before"
+case_ sinks "rm -f ran; echo input > in10.txt; $R run -n 1 --report /dev/stdin -- touch ran < in10.txt; [ \$? -eq 125 ] && [ ! -e ran ] && [ \"\$(cat in10.txt)\" = input ]"
+case_ sinks "rm -f ran; $R run -n 1 --report '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
+case_ sinks "rm -f ran; $R run -n 1 --log-file '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
@@ -27,6 +28,9 @@ type process struct {
 	adoptOrphans func() error
 	// received is the first signal that cancelled the run, 0 when none.
 	received atomic.Int32
+	// streams are retry's stdout and stderr: the first signal abandons a
+	// write to them that is blocked (a reader that does not read).
+	streams []*iostreams.Interruptible
 }
 
 // newProcess subscribes to the signals in the background (see signals) and
@@ -64,6 +68,9 @@ func (pr *process) start(cancel context.CancelCauseFunc, p *plan.Plan, warn func
 			var intr *runner.Interrupt
 			if errors.As(cause, &intr) {
 				pr.received.CompareAndSwap(0, int32(intr.Signal))
+			}
+			for _, s := range pr.streams {
+				s.Interrupt(cause)
 			}
 			cancel(cause)
 		}, pr.signals.wait(), p.Source, warn)

@@ -114,6 +114,11 @@ type Strategy struct {
 	// output. At most two attempts' stdout are held at once.
 	KeepWhole bool
 
+	// Stream evaluates the acceptors on each JSON document a Streamer
+	// source's attempt streams, as it comes (retry wait --watch); a source
+	// that is not a Streamer runs its attempts as without it.
+	Stream bool
+
 	// Resume, when set, makes Run one step of a sequence that lives across
 	// processes (retry --state): see Resume.
 	Resume *Resume
@@ -178,8 +183,9 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	// attempt if that is still due, then the end.
 	e := s.loop(ctx, src, out, first, previous)
 	if w := out.Whole(); w != nil {
-		if last := out.Last(); last == w || last.Result.Stopped == nil || errors.Is(last.Result.Stopped, ErrAttemptTimeout) {
-			// The last attempt ended whole: it is the output.
+		if last := out.Last(); last == w || last.Result.Stopped == nil || errors.Is(last.Result.Stopped, ErrAttemptTimeout) || last.Result.Documents > 0 {
+			// The last attempt ended whole, or streamed a whole
+			// document before it was stopped: it is the output.
 			w.forget(s.KeepTail)
 			out.held = 0
 		}
@@ -429,7 +435,15 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 	actx, cancel := s.attemptContext(ctx, start, deadline)
 	defer cancel()
 	s.observe(Event{Kind: EventAttemptStart, Attempt: n, Time: start})
-	res := src.Attempt(actx, n, s.MaxAttempts)
+	if st, ok := src.(Streamer); ok && s.Stream {
+		return s.streamAttempt(actx, st, n, start)
+	}
+	return s.evaluate(n, start, src.Attempt(actx, n, s.MaxAttempts))
+}
+
+// evaluate records attempt n, started at start, whose source returned res,
+// and evaluates it unless the deadline or a signal stopped it.
+func (s *Strategy) evaluate(n int, start time.Time, res *Result) Record {
 	if res.Attempt == nil {
 		res.Attempt = &acceptor.Attempt{}
 	}

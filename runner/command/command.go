@@ -334,6 +334,11 @@ func (st *commandState) attemptEnv(n, max int) []string {
 // starts nothing (Skipped: no exit status) and returns its cause in Stopped
 // and Err.
 func (c *Command) Attempt(ctx context.Context, n, max int) *runner.Result {
+	return c.attempt(ctx, n, max, nil)
+}
+
+// attempt is Attempt, with stdout to stream when set (AttemptStream).
+func (c *Command) attempt(ctx context.Context, n, max int, stream io.Writer) *runner.Result {
 	a := &acceptor.Attempt{Number: n, Kind: acceptor.CommandAttempt}
 	res := &runner.Result{Attempt: a}
 	if c.closed {
@@ -354,7 +359,7 @@ func (c *Command) Attempt(ctx context.Context, n, max int) *runner.Result {
 	if serr != nil {
 		return notStarted(res, serr)
 	}
-	c.run(ctx, st, path, res, n, max)
+	c.run(ctx, st, path, res, n, max, stream)
 	return res
 }
 

@@ -31,7 +31,7 @@ func flagGroups() []flagGroup {
 			{"Retry budget and scopes", []string{"mode", "scope", "scope-store", "when-empty"}},
 			{"Acceptors", acceptorFlagNames(
 				"error-pattern", "input")},
-			{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
+			{"Waiter models", []string{"waiter-file", "waiter", "list-waiters", "watch"}},
 			{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
 			{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
 			{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},

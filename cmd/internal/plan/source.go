@@ -13,7 +13,9 @@ import (
 
 // source builds the source of p.Kind's attempts: the command, the HTTP
 // call or the TCP connect.
-func (o *Options) source(p *Plan, needJSON bool) error {
+//
+// live: the attempts' stdout goes to retry's as it comes (run's --stdout).
+func (o *Options) source(p *Plan, needJSON, live bool) error {
 	switch p.Kind {
 	case acceptor.TCPAttempt:
 		return o.tcpSource(p)
@@ -34,7 +36,6 @@ func (o *Options) source(p *Plan, needJSON bool) error {
 			return exit.Usagef("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.Accept.ErrorPattern)
 		}
 	}
-	live := o.Output.Stdout == "live" || (o.Output.Stdout == "" && !o.Wait && o.IO.StdoutIsTerminal)
 	killAfter := o.Process.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once

@@ -16,6 +16,11 @@ type StateStore struct {
 	Name string
 	// Key is the Redis key; nil for a file.
 	Key *redisstore.Key
+	// Identity ties the sequence to the command line (identity): another
+	// one starts a new sequence.
+	Identity string
+	// lockTTL is the expiry of a Redis key's lock (lockTTL).
+	LockTTL time.Duration
 }
 
 // stateStore parses --state: a value with "://" is a Redis URL, read as
@@ -39,11 +44,11 @@ func (o *Options) stateStore() (*StateStore, error) {
 // store's calls before and after it, and writing the final output.
 const lockMargin = 30 * time.Second
 
-// LockTTL is the expiry of a Redis state lock: the longest the attempt can
+// lockTTL is the expiry of a Redis state lock: the longest the attempt can
 // last (--attempt-timeout, else the time budget) plus --kill-after and
 // lockMargin; 0 when the attempt has no bound (redisstore then renews a
 // short lock while the invocation runs).
-func LockTTL(o *Options, p *Plan) time.Duration {
+func lockTTL(o *Options, p *Plan) time.Duration {
 	bound := o.Budget.AttemptTimeout
 	if bound <= 0 || (p.MaxTime > 0 && p.MaxTime < bound) {
 		bound = p.MaxTime

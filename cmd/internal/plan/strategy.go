@@ -104,8 +104,8 @@ func shownValue(expr, value string) string {
 // waiter's acceptors, then the fallback of run or wait.
 func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Accept.List.acceptors(), Fallback: acceptor.RunFallback, Shown: shownValue}
-	if o.Wait {
-		c.Fallback = acceptor.WaitFallback
+	if o.wait {
+		c.Fallback = acceptor.WaitFallback // a successful poll no acceptor claims is polled again
 	}
 	if w != nil {
 		c.Acceptors = append(c.Acceptors, w.Acceptors...)
@@ -143,7 +143,7 @@ func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 // within a second (ReadinessDelay doubling to ReadinessMaxDelay, no
 // jitter) instead of the waiter backoff of a cloud resource.
 func (o *Options) Readiness() bool {
-	return o.Wait && (o.Net.URL != "" || o.Given("tcp")) && o.Waiter.Name == "" && o.Waiter.File == ""
+	return o.wait && (o.Net.URL != "" || o.Given("tcp")) && o.Waiter.Name == "" && o.Waiter.File == ""
 }
 
 // The delays of a readiness check: the first, and the cap it doubles to.

@@ -34,9 +34,6 @@ func (o *Options) Validate() (acceptor.AttemptKind, error) {
 		}
 		return 0, exit.Usagef("--%s: cannot go with --state, which makes one attempt per invocation", f)
 	}
-	if o.Given("output") && o.Output.Query == "" {
-		return 0, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
-	}
 	return kind, nil
 }
 
@@ -143,20 +140,20 @@ func (o *Options) contradictions() error {
 // unset sets a flag that came from the environment back to its default,
 // as if the variable were not there.
 func (o *Options) unset(name string) {
-	d := New(o.Wait, o.IO)
+	d := o.defaultDelay
 	switch name {
 	case "schedule":
-		o.Delay.Schedule = d.Delay.Schedule
+		o.Delay.Schedule = d.Schedule
 	case "delay":
-		o.Delay.Base = d.Delay.Base
+		o.Delay.Base = d.Base
 	case "max-delay":
-		o.Delay.Max = d.Delay.Max
+		o.Delay.Max = d.Max
 	case "backoff":
-		o.Delay.Backoff = d.Delay.Backoff
+		o.Delay.Backoff = d.Backoff
 	case "jitter":
-		o.Delay.Jitter = d.Delay.Jitter
+		o.Delay.Jitter = d.Jitter
 	case "multiplier":
-		o.Delay.Multiplier = d.Delay.Multiplier
+		o.Delay.Multiplier = d.Multiplier
 	}
 	delete(o.set, name)
 	delete(o.fromEnv, name)
@@ -165,3 +162,20 @@ func (o *Options) unset(name string) {
 // normalWord is an enum word as flags compare it: trimmed, lower case
 // (--mode Adaptive is adaptive).
 func normalWord(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// watchConflicts refuses what --watch cannot go with: an attempt that is
+// not a command (an HTTP call or a TCP connect streams no JSON documents),
+// --consecutive (a document that succeeds ends the stream) and --state
+// (one attempt per invocation, while a stream is watched as it goes).
+func (o *Options) watchConflicts(kind acceptor.AttemptKind) error {
+	w := o.flagName("watch")
+	switch {
+	case kind != acceptor.CommandAttempt:
+		return exit.Usagef("%s: reads the JSON documents a command streams (kubectl get … -o json --watch); it cannot go with --url or --tcp", w)
+	case o.Budget.Consecutive > 1:
+		return exit.Usagef("%s: the first document that succeeds ends the wait; it cannot go with %s", w, o.flagName("consecutive"))
+	case o.Budget.State != "":
+		return exit.Usagef("%s: a stream is watched while it runs; it cannot go with %s, which makes one attempt per invocation", w, o.flagName("state"))
+	}
+	return nil
+}

@@ -57,12 +57,12 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 	return w, nil
 }
 
-// ListWaiters writes the waiters of the catalog, one a line: those of
+// listWaiters writes the waiters of the catalog, one a line: those of
 // --waiter-file by name; without a file the built-in ones as
 // SERVICE:Name and SERVICE:cli-name, family by family (only SERVICE's with
 // --waiter SERVICE), and a line on stderr saying how many and where they
 // come from.
-func ListWaiters(o *Options) error {
+func listWaiters(o *Options) error {
 	if o.Waiter.File != "" {
 		wf, err := LoadWaiterFile(o.Waiter.File)
 		if err != nil {

@@ -11,8 +11,10 @@ import (
 // (docs/logs.md), in their "version" field. It changes
 // when a field changes its meaning or goes away; a new field does not
 // change it. Version 2: a --tcp attempt's connect is under "tcp", no
-// longer under "http".
-const SchemaVersion = 2
+// longer under "http". Version 3: a "stdout" or "body" line holds a line
+// of the repeated output as "text" (it was a frame the raw output
+// followed).
+const SchemaVersion = 3
 
 // Attempt is one attempt as the JSON log and the report show it. Its
 // fields are in the alphabetical order of their JSON names, the order the

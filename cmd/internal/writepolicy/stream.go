@@ -109,6 +109,17 @@ func (s *Stream) errNoReader(lost int) error {
 // itself.
 func openThrough(t target, buffered bool) (*Stream, error) {
 	s := newStream(t.path, t.fifo, buffered)
+	if t.own > 0 {
+		// One of retry's own descriptors: written through a duplicate, at
+		// the offset the caller's redirection and retry's own writes share.
+		fd, err := unix.FcntlInt(uintptr(t.own), unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: t.path, Err: err}
+		}
+		s.file.Store(os.NewFile(uintptr(fd), t.path))
+		close(s.ready)
+		return s, nil
+	}
 	if !t.fifo {
 		// O_APPEND: a regular file behind /dev/fd/N is the caller's, opened
 		// by them (3>>FILE, or 3>FILE already truncated); the write goes

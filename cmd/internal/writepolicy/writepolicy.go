@@ -33,6 +33,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -53,6 +54,11 @@ type target struct {
 	kind kind
 	fifo bool        // through a FIFO or a pipe: opening it may wait for a reader
 	mode fs.FileMode // a regular file's permissions, 0 when it does not exist
+	// own is the descriptor of retry's own that the path names (/dev/stdout
+	// is 1, /dev/fd/3 is 3), 0 for any other path: such a file (but a pipe)
+	// is written through a duplicate of the descriptor, so that the writes
+	// share its open file description, offset included (see ownFD).
+	own int
 }
 
 // maxLinks bounds the symbolic links followed, as the kernel's ELOOP does.
@@ -64,7 +70,7 @@ func resolve(path string) (target, error) {
 		return target{}, errors.New("empty path")
 	}
 	if isFDPath(path) {
-		return throughTarget(path)
+		return throughTarget(path, path)
 	}
 	p := path
 	for range maxLinks {
@@ -92,11 +98,11 @@ func resolve(path string) (target, error) {
 				to = filepath.Join(filepath.Dir(p), to)
 			}
 			if isFDPath(to) {
-				return throughTarget(path)
+				return throughTarget(path, to)
 			}
 			p = to
 		default:
-			return throughTarget(path)
+			return throughTarget(path, p)
 		}
 	}
 	return target{}, &fs.PathError{Op: "open", Path: path, Err: unix.ELOOP}
@@ -104,8 +110,9 @@ func resolve(path string) (target, error) {
 
 // throughTarget is a path written through; what it leads to (followed by
 // the kernel, magic links of /proc included) says whether opening it may
-// wait for a reader.
-func throughTarget(path string) (target, error) {
+// wait for a reader. fdPath is path, or the /dev/fd/N path its last link
+// names: whether it is one of retry's own descriptors.
+func throughTarget(path, fdPath string) (target, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return target{}, err
@@ -113,7 +120,53 @@ func throughTarget(path string) (target, error) {
 	if fi.IsDir() {
 		return target{}, fmt.Errorf("%s is a directory; want a file to write", path)
 	}
-	return target{path: path, kind: through, fifo: fi.Mode()&fs.ModeNamedPipe != 0}, nil
+	t := target{path: path, kind: through, fifo: fi.Mode()&fs.ModeNamedPipe != 0}
+	if !t.fifo {
+		t.own = ownFD(fdPath)
+	}
+	return t, nil
+}
+
+// ownFD returns the descriptor of retry's own that path names, 0 when it
+// names none: /dev/stdout (1), /dev/stderr (2), /dev/fd/N,
+// /proc/self/fd/N, /proc/thread-self/fd/N and /proc/PID/fd/N with retry's
+// PID, when N is open. Opening such a path makes a new open file
+// description with an offset of its own (on Linux), so that writes through
+// it would overwrite what retry writes to the descriptor itself
+// (`retry run --log-file /dev/stdout … > out.txt`); the same descriptor,
+// duplicated, shares the offset, and a socket behind it, which cannot be
+// opened at all, can be written. /dev/stdin (0) is not retry's to write:
+// it is opened as any other path. Pipes are opened anew all the same
+// (a FIFO sink's writes get a deadline, which a blocking descriptor of the
+// caller's cannot take), which changes nothing: a pipe has no offset.
+func ownFD(path string) int {
+	p := filepath.Clean(path)
+	var n string
+	switch {
+	case p == "/dev/stdout":
+		return 1
+	case p == "/dev/stderr":
+		return 2
+	case strings.HasPrefix(p, "/dev/fd/"):
+		n = p[len("/dev/fd/"):]
+	case strings.HasPrefix(p, "/proc/"):
+		proc, rest, _ := strings.Cut(p[len("/proc/"):], "/")
+		fd, ok := strings.CutPrefix(rest, "fd/")
+		if !ok || (proc != "self" && proc != "thread-self" && proc != strconv.Itoa(os.Getpid())) {
+			return 0
+		}
+		n = fd
+	default:
+		return 0
+	}
+	fd, err := strconv.Atoi(n)
+	if err != nil || fd <= 0 {
+		return 0
+	}
+	if _, err := unix.FcntlInt(uintptr(fd), unix.F_GETFD, 0); err != nil {
+		return 0 // not open: the path fails to open as it would
+	}
+	return fd
 }
 
 // isFDPath reports whether path names an open file descriptor: /dev/fd/N,

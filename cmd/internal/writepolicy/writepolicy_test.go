@@ -241,3 +241,46 @@ func TestFIFOStalledReader(t *testing.T) {
 	}
 	s.Close()
 }
+
+// A descriptor of retry's own is written through a duplicate: a regular
+// file at the offset retry's own writes share (no overwrite), and a socket,
+// which a new open(2) of /proc/self/fd/N cannot open at all (ENXIO).
+func TestOwnDescriptor(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	path := fmt.Sprintf("/dev/fd/%d", f.Fd())
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("one\n")
+	s.Write([]byte("two\n"))
+	f.WriteString("three\n")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, f.Name()); got != "one\ntwo\nthree\n" {
+		t.Errorf("file holds %q, want the three lines in order", got)
+	}
+
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if err := Append(fmt.Sprintf("/proc/self/fd/%d", fds[0]), []byte("over a socket\n"), 0o644, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 64)
+	n, _ := unix.Read(fds[1], b)
+	if got := string(b[:n]); got != "over a socket\n" {
+		t.Errorf("socket got %q", got)
+	}
+	if ownFD("/dev/stdin") != 0 || ownFD("/proc/1/fd/1") != 0 && os.Getpid() != 1 {
+		t.Errorf("/dev/stdin or another process's descriptor taken for retry's own")
+	}
+}

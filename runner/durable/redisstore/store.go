@@ -84,9 +84,6 @@ func keys(k *Key) (state, lock string) {
 // String is the URL with its password replaced by xxxxx.
 func (k *Key) String() string { return k.redacted }
 
-// ErrBusy is returned when another invocation, anywhere, holds the lock.
-var ErrBusy = durable.ErrBusy
-
 // UnreachableError is a store that cannot be reached (or answers that it
 // cannot serve now: loading, busy): the invocation runs nothing, and the
 // next one tries again.
@@ -133,7 +130,7 @@ var _ durable.Store = (*Store)(nil)
 // bound each read and write already.
 const timeout = 10 * time.Second
 
-// Lock takes the lock of the sequence at k, without waiting: ErrBusy when
+// Lock takes the lock of the sequence at k, without waiting: durable.ErrBusy when
 // another invocation holds it, an *UnreachableError when the store cannot
 // be reached. The sequence is read in the same script.
 func Lock(k *Key, o Options) (*Store, error) {
@@ -163,7 +160,7 @@ func Lock(k *Key, o Options) (*Store, error) {
 	}
 	if held != "" {
 		c.Close()
-		return nil, ErrBusy
+		return nil, durable.ErrBusy
 	}
 	s.fields, s.exists = fields, len(fields) > 0
 	if renew {

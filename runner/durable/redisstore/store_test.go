@@ -138,7 +138,7 @@ func TestLockWriteRemove(t *testing.T) {
 	if st, err := a.Read(); st != nil || err != nil {
 		t.Fatalf("Read = %v, %v; want none", st, err)
 	}
-	if _, err := Lock(k, Options{TTL: time.Minute}); !errors.Is(err, ErrBusy) {
+	if _, err := Lock(k, Options{TTL: time.Minute}); !errors.Is(err, durable.ErrBusy) {
 		t.Fatalf("second Lock: %v, want busy", err)
 	}
 	st := sample(2)
@@ -258,7 +258,7 @@ func TestTakeOverDeadHolder(t *testing.T) {
 		cli.Set(ctx, LockPrefix+"job", c.value, time.Minute)
 		s, err := Lock(k, Options{TTL: time.Minute})
 		if c.busy {
-			if !errors.Is(err, ErrBusy) {
+			if !errors.Is(err, durable.ErrBusy) {
 				t.Errorf("%s: %v, want busy", name, err)
 			}
 			continue
@@ -291,7 +291,7 @@ func TestOneHolder(t *testing.T) {
 			switch {
 			case err == nil:
 				held++ // never closed: the lock stays taken
-			case errors.Is(err, ErrBusy):
+			case errors.Is(err, durable.ErrBusy):
 				busy++
 			default:
 				t.Error(err)
