@@ -51,7 +51,7 @@ var imports = map[string][]string{
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
 		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
 		"cmd/scope", "cmd/state", "cmd/version",
-		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output"},
 	// Leaves of the presentation layer: exit statuses, the streams and
 	// environment a command sees, how things are said to people, and the
 	// splitting of a command string.
@@ -66,7 +66,9 @@ var imports = map[string][]string{
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
-	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/output", "runner/redact", "runner/request"},
+	// What they write that may repeat an attempt goes through the echo
+	// policy's types, never runner/redact directly.
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/output", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
 	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},

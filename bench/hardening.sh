@@ -231,6 +231,15 @@ case_ pipes "out=\$($R wait -n 3 -d 0 --max-time 1.5s --success state=done -- sh
 case_ pipes "$R wait -n 3 -d 0 --success state=done --query state -- sh -c 'echo \"{\\\"state\\\":\\\"pending\\\"}\"; touch w3.ready; sleep 5' > out 2>err & p=\$!; while [ ! -e w3.ready ]; do sleep 0.01; done; kill -TERM \$p; wait \$p; [ \$? -eq 143 ] && [ ! -s out ]"
 # every line of a JSON log file parses, a retried attempt's output included (redacted)
 case_ sinks "rm -f o4 j.jsonl; $R run -n 2 -d 0 --log-format json --log-file j.jsonl -- sh -c '[ -e o4 ] && exit 0; touch o4; echo hi; echo password=SEKRET13; exit 1' && perl -MJSON::PP -ne 'decode_json(\$_)' j.jsonl && grep -q '\"text\":\"hi' j.jsonl && ! grep -q SEKRET j.jsonl"
+# sinks that collide are refused (125, nothing run): report = log file, = --state, = the
+# scope's bucket, = stdin; empty paths
+case_ sinks "rm -f ran x.json; $R run -n 1 --report x.json --log-file x.json -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ ! -e x.json ] && [ \$(wc -l < err) -eq 1 ]"
+case_ sinks "rm -f ran s10.json; $R run -q --state s10.json --schedule '3 10ms' -- false; cp s10.json s10.before; $R run -n 1 --state s10.json --schedule '3 10ms' --report s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -f ran; $R run -n 1 --state s10.json --schedule '3 10ms' --log-file s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -rf st10 ran; RETRY_STATE_DIR=\$PWD/st10 $R run -q --scope api -- true; cp st10/api.json api.before; RETRY_STATE_DIR=\$PWD/st10 $R run -n 1 --scope api --report st10/api.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s st10/api.json api.before"
+case_ sinks "rm -f ran; echo input > in10.txt; $R run -n 1 --report /dev/stdin -- touch ran < in10.txt; [ \$? -eq 125 ] && [ ! -e ran ] && [ \"\$(cat in10.txt)\" = input ]"
+case_ sinks "rm -f ran; $R run -n 1 --report '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
+case_ sinks "rm -f ran; $R run -n 1 --log-file '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"

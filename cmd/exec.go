@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
@@ -107,7 +108,7 @@ func (l *logs) finish(ctx context.Context, p *plan.Plan, r *runEnd) *runEnd {
 		if r.out != nil {
 			run = fmt.Sprintf("the run: %s, %s", r.out.End, run)
 		}
-		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code)
+		fmt.Fprint(l.stderr, echo.Sprintf("retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code))
 	}
 	return r
 }

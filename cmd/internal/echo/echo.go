@@ -8,12 +8,20 @@
 // token random per run, so that no workflow command (an annotation,
 // ::add-mask::, ::stop-commands:: itself) can be forged through it. The
 // command's own live output is not retry's to wrap, as on any runner.
+//
+// The policy is a type, not a convention: text that may repeat what an
+// attempt said is an Untrusted (a JSON value holding it a JSON), whose
+// only ways out are redacted; what retry writes as it is, unredacted, is a
+// Raw, greppable, each use listed (TestEchoIsRedacted). The sinks write
+// nothing else.
 package echo
 
 import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -46,13 +54,67 @@ func (p *Policy) Token() string {
 	return p.token
 }
 
-// Text returns s redacted (redact.Text): for repeated text that is one
-// value, such as a report tail, a summary cell or the status line.
-func (*Policy) Text(s string) string { return redact.Text(s) }
+// Untrusted is text retry writes that may repeat what an attempt said —
+// its output or error, an HTTP body, a URL, a header, an error code — or
+// that is built from such text: a log line, an annotation, a report's
+// tail, the status line. Its ways out are redacted (redact.Text): String
+// (which fmt's %s and %v call), Line and WorkflowData; Message for a
+// message of retry's own that quotes values. Making text Untrusted is
+// always safe; string(u) is the raw way back, which TestEchoIsRedacted
+// refuses outside this package.
+type Untrusted string
 
-// JSON returns the JSON text b redacted (redact.JSON): every string, and
-// the values of secret keys, whatever types built it.
-func (*Policy) JSON(b []byte) []byte { return redact.JSON(b) }
+// Sprintf formats as fmt.Sprintf does: any of args may be untrusted.
+func Sprintf(format string, args ...any) Untrusted {
+	return Untrusted(fmt.Sprintf(format, args...))
+}
+
+// String is u redacted (redact.Text).
+func (u Untrusted) String() string { return redact.Text(string(u)) }
+
+// Line is u redacted, as one line when oneLine is set (GitHub, where a
+// line of its own is read as a workflow command): its line breaks escaped
+// as \r and \n.
+func (u Untrusted) Line(oneLine bool) string {
+	if !oneLine {
+		return u.String()
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(u.String())
+}
+
+// WorkflowData is u redacted and escaped as the message of a GitHub
+// workflow command, as the runner unescapes it (% first): one line that
+// can never start a command of its own.
+func (u Untrusted) WorkflowData() string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(u.String())
+}
+
+// Message is u, a message of retry's own that quotes the values it was
+// given (a usage error), with their secrets hidden (redact.Message).
+func (u Untrusted) Message() string { return redact.Message(string(u)) }
+
+// JSON is an encoded JSON value that may hold what attempts said (a JSON
+// log line, the report). Its way out is Bytes, redacted.
+type JSON []byte
+
+// Marshal encodes v (encoding/json) as a JSON to be written redacted.
+func Marshal(v any) (JSON, error) { return json.Marshal(v) }
+
+// MarshalIndent is Marshal with json.MarshalIndent's layout.
+func MarshalIndent(v any, prefix, indent string) (JSON, error) {
+	return json.MarshalIndent(v, prefix, indent)
+}
+
+// Bytes is j redacted (redact.JSON): every string as String hides secrets
+// in text, and the values of secret keys, whatever types built it; keys,
+// structure and layout kept.
+func (j JSON) Bytes() []byte { return redact.JSON(j) }
+
+// Raw is text of retry's own that repeats nothing an attempt said (its
+// markup, numbers and fixed words), written as it is: the one way past
+// redaction in what the sinks write. Each use is listed in
+// TestEchoIsRedacted.
+type Raw string
 
 // maxLine bounds what Writer holds back waiting for the end of a line: a
 // longer line is redacted and written in pieces of this size.

@@ -1,6 +1,7 @@
 package echo
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -72,5 +73,47 @@ func TestWriterPEMAcrossWrites(t *testing.T) {
 	w.Close()
 	if want := "a\n-----BEGIN EC PRIVATE KEY-----\nREDACTED\n-----END EC PRIVATE KEY-----\nb\n"; b.String() != want {
 		t.Errorf("got %q\nwant %q", b.String(), want)
+	}
+}
+
+// A workflow command's message is escaped as the GitHub runner unescapes
+// it (% first), after redaction: one line that starts no command.
+func TestWorkflowData(t *testing.T) {
+	for _, c := range []struct{ in, data string }{
+		{"plain", "plain"},
+		{"100%", "100%25"},
+		{"%0A", "%250A"},
+		{"a\nb\r\nc", "a%0Ab%0D%0Ac"},
+		{"x::error::y", "x::error::y"},
+		{"k=v,title=z", "k=v,title=z"},
+		{"GITHUB_TOKEN=ghp_0123456789abcdef\n::error::x", "GITHUB_TOKEN=REDACTED%0A::error::x"},
+	} {
+		if got := Untrusted(c.in).WorkflowData(); got != c.data {
+			t.Errorf("Untrusted(%q).WorkflowData() = %q, want %q", c.in, got, c.data)
+		}
+	}
+}
+
+// Untrusted text leaves only redacted: through String, and so through
+// fmt's %s and %v, Line (one line on GitHub) and JSON's Bytes.
+func TestUntrustedLeavesRedacted(t *testing.T) {
+	u := Sprintf("curl -H 'Authorization: Bearer %s'\nnext", "abcdefghijklmnopqrstuvwxyz")
+	for name, got := range map[string]string{
+		"String": u.String(), "%s": fmt.Sprintf("%s", u), "%v": fmt.Sprint(u),
+		"Line(false)": u.Line(false), "Line(true)": u.Line(true),
+	} {
+		if strings.Contains(got, "abcdefghijklmnopqrstuvwxyz") {
+			t.Errorf("%s: %q holds the secret", name, got)
+		}
+	}
+	if got := u.Line(true); strings.Contains(got, "\n") {
+		t.Errorf("Line(true) = %q: want its line break escaped", got)
+	}
+	j, err := Marshal(map[string]string{"password": "hunter2hunter2", "log": "token=abcdefghijklmnopqrstuvwxyz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := string(j.Bytes()); strings.Contains(b, "hunter2") || strings.Contains(b, "abcdefghijklmnopqrstuvwxyz") {
+		t.Errorf("JSON.Bytes() = %s: holds a secret", b)
 	}
 }

@@ -18,6 +18,7 @@ type budget struct {
 	bucket  bucket.Bucket
 	limiter bucket.Limiter
 	close   func()
+	file    string // the --scope's bucket file in the state directory; "" for none
 }
 
 // bucket builds the retry token bucket and the adaptive rate limiter.
@@ -85,7 +86,7 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		if err != nil {
 			return nil, exit.Usagef("--scope %s: %v", o.Retry.Scope, err)
 		}
-		store, where = s, s.Path()
+		store, where, b.file = s, s.Path(), s.Path()
 	}
 	shared := bucket.NewShared(store, bucket.SharedOptions{Reserve: reserve, Now: now, Sleep: sleep, OnError: func(err error) {
 		warn("warning: --scope %s: the scope store failed (%v); this run goes on with a per-process bucket", o.Retry.Scope, redactStoreError(err, where))

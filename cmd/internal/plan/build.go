@@ -235,6 +235,9 @@ func Build(c Command) (_ *Plan, err error) {
 			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
 		}
 	}
+	if err := o.checkFiles(p.State, bud.file); err != nil {
+		return nil, err
+	}
 	if o.Output.LogFile != "" {
 		// Last: a command line refused for another reason leaves the file
 		// as it was.

@@ -276,7 +276,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 	if maxAttempts > 0 {
 		label += fmt.Sprintf("/%d", maxAttempts)
 	}
-	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
+	fmt.Fprint(l.w, echo.Sprintf("retry: %s of %s:\n", what, label))
 }
 
 // notShown says that the first (or last) n bytes of attempt's output were
@@ -286,14 +286,16 @@ func (l *Retried) notShown(attempt int, n int64, format string) {
 		_ = l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
 		return
 	}
-	fmt.Fprintf(l.w, format, n)
+	fmt.Fprint(l.w, echo.Sprintf(format, n))
 }
 
 // jsonLine writes one JSON log line of the output on w. A text that is
-// not UTF-8 is written with U+FFFD for the bytes that are not.
+// not UTF-8 is written with U+FFFD for the bytes that are not. The line is
+// written as it is (echo.Raw): its text is what an echo.Writer wrote,
+// redacted already; the rest is numbers and fixed words.
 func (l *Retried) jsonLine(line *OutputLine) error {
 	b, _ := json.Marshal(line) // ints, a fixed word and a string: always encodes
-	_, err := l.w.Write(append(b, '\n'))
+	_, err := l.w.Write(append([]byte(echo.Raw(b)), '\n'))
 	return err
 }
 
