@@ -226,12 +226,12 @@ type commandState struct {
 	path      string   // the PATH of env
 	stdin     *stdinSource
 	subreaper bool
-	marked    bool   // attempts carry runID in RunIDVar (EnableSupervisor)
-	pgid      int    // retry's own process group
+	marked    bool         // attempts carry runID in RunIDVar (EnableSupervisor)
+	pgid      int          // retry's own process group
 	reader    *readerWatch // HeldFor's reader, nil when not watched
 	outBuf    []byte       // the stdout pump's buffer, allocated when first needed
-	errBuf    []byte // the stderr pump's
-	tailBuf   []byte // the kept stdout's window, when it spans blocks
+	errBuf    []byte       // the stderr pump's
+	tailBuf   []byte       // the kept stdout's window, when it spans blocks
 }
 
 func (c *Command) killAfter() time.Duration {
