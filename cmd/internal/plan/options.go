@@ -245,7 +245,7 @@ func (o *WaitOptions) stdout() stdout {
 // flags.
 func (o *RunOptions) Register(fs *pflag.FlagSet) {
 	o.register(fs, "no log lines", func() {
-		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
+		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's, held until it ends (default: live on a terminal). A command whose output never ends (tail -f, yes) needs live when piped; a reader that goes away stops a held attempt at its first byte (exit 141)")
 	})
 }
 

@@ -123,6 +123,8 @@ func (o *Options) source(p *Plan, needJSON, live bool) error {
 	}
 	if live {
 		c.Stdout = o.IO.Out
+	} else {
+		c.HeldFor = o.IO.OutFile() // its reader going away stops an attempt that writes
 	}
 	p.Final = !live
 	p.Source = c
