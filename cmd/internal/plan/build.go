@@ -48,7 +48,8 @@ type Plan struct {
 	Log    Log
 	// Warnings are the lines the log starts with, written even with -q:
 	// --insecure's, then deprecated JMESPath syntax read anyway (a bare
-	// word in backquotes), one each, naming the flag or waiter.
+	// word in backquotes), one each, naming the flag or waiter, then a
+	// Redis store's password given in argv, naming the flag.
 	Warnings []string
 	// State is where --state keeps the sequence; nil without --state.
 	State *StateStore
@@ -188,6 +189,12 @@ func Build(c Command) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.Close = bud.close
+	if p.State != nil && p.State.Warning != "" {
+		p.Warnings = append(p.Warnings, p.State.Warning)
+	}
+	if bud.warning != "" {
+		p.Warnings = append(p.Warnings, bud.warning)
+	}
 
 	p.MaxTime = maxTime
 	p.Strategy = &runner.Strategy{
