@@ -219,6 +219,13 @@ func Build(c Command) (_ *Plan, err error) {
 		p.Strategy.KeepTail = output.ReportTail // the report shows each attempt's tails
 	}
 	p.Kind = kind
+	if o.wait && kind == acceptor.CommandAttempt && o.Process.KillAfter > 0 {
+		// A wait's --max-time includes the stop's grace, as an SDK
+		// waiter's deadline does: a poll that ignores SIGTERM is killed by
+		// the deadline, not --kill-after past it. run's deadline stops an
+		// attempt as timeout(1) does: SIGTERM then, the grace after.
+		p.Strategy.StopGrace = o.Process.KillAfter
+	}
 	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil), out.live); err != nil {
 		return nil, err
 	}

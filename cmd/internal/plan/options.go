@@ -288,7 +288,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.VarP(countValue{&o.Budget.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
 	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout). Without it a --tcp connect has 10s and a --url call 60s until its response headers")
-	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group; run: also after --max-time, which a run can pass by that much; wait: out of --max-time, which a wait never passes")
 	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` (or redis://…/KEY, shared by machines) across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
