@@ -208,6 +208,9 @@ case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRE
 # --- trust, round two (output that must reach its reader): a log on retry's
 # own stdout shares its offset
 case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
+# retry wait never runs past --max-time, even when a poll ignores SIGTERM
+# (the grace comes out of the budget): well before --kill-after 20s
+case_ processes "s=\$(date +%s%N); $R wait -q --max-time 2s --kill-after 20s -d 1s --success done -- sh -c 'trap \"\" TERM; sleep 30; echo \"{}\"'; st=\$?; [ \$st -eq 124 ] && [ \$(( (\$(date +%s%N) - s) / 1000000 )) -lt 10000 ]"
 # a reader that goes away while final mode holds an endless producer's
 # stdout: 141 at once, not the 10 GiB bound (here --max-output 100M) and 1;
 # an attempt that writes no stdout runs on
