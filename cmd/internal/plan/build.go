@@ -160,7 +160,7 @@ func Build(c Command) (_ *Plan, err error) {
 		}
 	}
 
-	chain, err := o.chain(waiter)
+	chain, err := o.chain(waiter, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -172,9 +172,6 @@ func Build(c Command) (_ *Plan, err error) {
 		if p.Query, err = jmes.NewQuery(out.query); err != nil {
 			return nil, exit.Usagef("--query: %q: %v", out.query, err)
 		}
-	}
-	if o.Net.Insecure && kind == acceptor.HTTPAttempt { // a security warning
-		p.Warnings = append(p.Warnings, "--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 	for _, w := range jmesWarnings(chain, p.Query) {
 		p.Warnings = append(p.Warnings, "warning: "+w)
