@@ -49,7 +49,7 @@ var imports = map[string][]string{
 	// The presentation layer. cmd wires cobra to the options and maps
 	// outcomes to exit statuses; what it calls lives in its subpackages.
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
-		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
+		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks", "cmd/internal/sources",
 		"cmd/scope", "cmd/state", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output"},
 	// Leaves of the presentation layer: exit statuses, the streams and

@@ -72,6 +72,9 @@ for shape in plain kids fanout ignore setsid doublefork nohup setpgid closedout 
   printf '%s\n' "$body" > k9_$n.sh
   case_ processes "$R run -n 3 -- sh k9_$n.sh & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive '$m'"
 done
+# kill -9 of the supervisor (another one replaces it), then of retry
+mark
+case_ processes "$R run -n 3 --shell '$m & $m & wait' & p=\$!; sup=; for i in \$(seq 100); do sup=\$(pgrep -P \$p -f __retry-supervisor) && break; sleep 0.05; done; kill -9 \$sup; new=; for i in \$(seq 100); do new=\$(pgrep -P \$p -f __retry-supervisor | grep -vx \"\$sup\") && break; sleep 0.05; done; kill -9 \$p; wait \$p; [ -n \"\$new\" ] && alive '$m'"
 # second signal during the grace
 mark
 case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; $m & while :; do sleep 0.1; done\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive '$m'"

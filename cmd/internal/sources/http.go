@@ -21,7 +21,7 @@ var HTTP = Source{
 	Flag: "url", Metavar: "URL", Noun: "a URL", Attempts: "HTTP calls",
 	Flags: []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"},
 	Files: []string{"cacert"},
-	Final: true,
+	Final: true, Body: true,
 	Ready: readyHTTP,
 	Said:  saidHTTP,
 	New:   func() Options { return &httpOptions{} },

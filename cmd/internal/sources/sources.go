@@ -45,6 +45,10 @@ type Source struct {
 	// Final: the end of a run writes its last attempt's output (an HTTP
 	// call's body) to stdout.
 	Final bool
+	// Body: its output is a body (an HTTP call's): repeated on stderr
+	// bounded and framed as "body", and, as curl -f, a failed attempt's
+	// body is not the run's output (it goes to stderr).
+	Body bool
 	// Fallback classifies an attempt no acceptor matched, in run and wait
 	// alike; nil: run's and wait's own fallbacks.
 	Fallback func(a *acceptor.Attempt) (acceptor.Directive, string)
