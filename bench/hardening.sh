@@ -72,6 +72,9 @@ for shape in plain kids fanout ignore setsid doublefork nohup setpgid closedout 
   printf '%s\n' "$body" > k9_$n.sh
   case_ processes "$R run -n 3 -- sh k9_$n.sh & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive '$m'"
 done
+# kill -9 of the supervisor (another one replaces it), then of retry
+mark
+case_ processes "$R run -n 3 --shell '$m & $m & wait' & p=\$!; sup=; for i in \$(seq 100); do sup=\$(pgrep -P \$p -f __retry-supervisor) && break; sleep 0.05; done; kill -9 \$sup; new=; for i in \$(seq 100); do new=\$(pgrep -P \$p -f __retry-supervisor | grep -vx \"\$sup\") && break; sleep 0.05; done; kill -9 \$p; wait \$p; [ -n \"\$new\" ] && alive '$m'"
 # second signal during the grace
 mark
 case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; $m & while :; do sleep 0.1; done\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive '$m'"
@@ -208,6 +211,9 @@ case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRE
 # --- trust, round two (output that must reach its reader): a log on retry's
 # own stdout shares its offset
 case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
+# retry wait never runs past --max-time, even when a poll ignores SIGTERM
+# (the grace comes out of the budget): well before --kill-after 20s
+case_ processes "s=\$(date +%s%N); $R wait -q --max-time 2s --kill-after 20s -d 1s --success done -- sh -c 'trap \"\" TERM; sleep 30; echo \"{}\"'; st=\$?; [ \$st -eq 124 ] && [ \$(( (\$(date +%s%N) - s) / 1000000 )) -lt 10000 ]"
 # a reader that goes away while final mode holds an endless producer's
 # stdout: 141 at once, not the 10 GiB bound (here --max-output 100M) and 1;
 # an attempt that writes no stdout runs on

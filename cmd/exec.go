@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
@@ -141,7 +141,7 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	if p.Query != nil {
 		return writeQuery(p, last.Result.Attempt, out.End == runner.EndSuccess)
 	}
-	if p.Kind == acceptor.HTTPAttempt && !httpSucceeded(p, out, last) {
+	if sources.Of(p.Kind).Body && !bodyIsOutput(p, out, last) {
 		// As curl -f: a failed call's body is not the output.
 		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
@@ -191,11 +191,11 @@ func copyStdout(w io.Writer, rc io.ReadCloser) error {
 	return nil
 }
 
-// httpSucceeded reports whether the body of last, an HTTP run's attempt
-// whose body is to be written, is its output: the run succeeded, or a
+// bodyIsOutput reports whether the body of last, an attempt whose body is
+// to be written (an HTTP call's), is the run's output: the run succeeded, or a
 // wait's call was answered (2xx: its JSON is the state the wait reached).
 // Otherwise, as curl -f, it goes to stderr.
-func httpSucceeded(p *plan.Plan, out *runner.Outcome, last *runner.Record) bool {
+func bodyIsOutput(p *plan.Plan, out *runner.Outcome, last *runner.Record) bool {
 	if out.End == runner.EndSuccess {
 		return true
 	}

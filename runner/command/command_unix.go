@@ -94,6 +94,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	stdout.reader = st.reader
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	p.killBy, _ = runner.StopBy(ctx) // the run's deadline cuts the grace
 	if c.SuperviseEarly && st.marked {
 		superviseGroup(p.groupID())
 	}

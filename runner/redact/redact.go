@@ -28,17 +28,6 @@ func ascii(s string) bool {
 	return true
 }
 
-// containsFold reports whether the ASCII text s holds w (lower-case
-// letters and "_") in any case.
-func containsFold(s, w string) bool {
-	for i := 0; i+len(w) <= len(s); i++ {
-		if word(s, i, w, 1) != 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // IsSecretHeader reports whether Header hides the values of the header
 // name (any case): Authorization, Proxy-Authorization, Cookie, Set-Cookie,
 // X-Api-Key, X-Auth-Token, X-Amz-Security-Token, and every name that looks
@@ -81,26 +70,14 @@ func isSecretName(name string) bool {
 		name = name[1:]
 	}
 	if ascii(name) {
-		// The same, without a lower-case copy: the echo asks it of every
-		// NAME=VALUE of a command's output that names a secret. Most names
-		// hold none of the words of scan.
-		if scan(name)&namesSecret == 0 {
-			return false
-		}
-		for _, names := range [][]string{secretNames, wellKnown} {
-			for _, n := range names {
-				if strings.EqualFold(name, n) {
-					return true
-				}
-			}
-		}
-		for _, w := range secretWords {
-			if containsFold(name, w) {
-				return true
-			}
-		}
-		return false
+		return secretNameASCII(name)
 	}
+	return secretNameLower(name)
+}
+
+// secretNameLower is isSecretName on name without its leading dashes, by
+// its lower-case copy.
+func secretNameLower(name string) bool {
 	n := strings.ToLower(name)
 	if slices.Contains(secretNames, n) || slices.Contains(wellKnown, n) {
 		return true

@@ -11,14 +11,21 @@ import "strings"
 
 // nextURL returns where the first match of urlToken in s at or after from
 // starts and ends, or -1, -1. A match is a scheme ([A-Za-z][A-Za-z0-9+.-]*),
-// "://", and everything up to a blank, a quote, "<" or ">".
-func nextURL(s string, from int) (int, int) {
+// "://", and everything up to a blank, a quote, "<" or ">". at is where
+// the first "://" at or after from is, when the caller knows it (scan),
+// or unknownURL.
+func nextURL(s string, from, at int) (int, int) {
 	for {
-		i := strings.Index(s[from:], "://")
+		i := at
+		if i == unknownURL {
+			if i = strings.Index(s[from:], "://"); i >= 0 {
+				i += from
+			}
+		}
+		at = unknownURL
 		if i < 0 {
 			return -1, -1
 		}
-		i += from
 		r := i
 		for r > from && isSchemeByte(s[r-1]) {
 			r--
@@ -55,16 +62,26 @@ func urlEnds(c byte) bool {
 	return isSpace(c) || c == '"' || c == '\'' || c == '<' || c == '>'
 }
 
-// urls is urlToken.ReplaceAllStringFunc(s, URL).
-func urls(s string) string {
+// unknownURL says to nextURL that the caller does not know where "://" is.
+const unknownURL = -2
+
+// urls is urlToken.ReplaceAllStringFunc(s, URL), for a line s that scan
+// read as sc. A URL URL leaves as it is is one without user information
+// ("@"), path parameters (";"), escapes ("%") or a secret word in it: it
+// skips URL.
+func urls(s string, sc lineScan) string {
 	var b strings.Builder
 	done := 0
+	at := sc.urlAt
 	for from := 0; from < len(s); {
-		start, end := nextURL(s, from)
+		start, end := nextURL(s, from, at)
+		at = unknownURL
 		if start < 0 {
 			break
 		}
-		if u := s[start:end]; URL(u) != u {
+		u := s[start:end]
+		plain := (sc.lastWord < start || sc.firstWord >= end) && indexOf(u, "@;%") < 0
+		if !plain && URL(u) != u {
 			b.WriteString(s[done:start])
 			b.WriteString(URL(u))
 			done = end
@@ -82,6 +99,7 @@ func urls(s string) string {
 // asked in increasing order.
 type urlCursor struct {
 	s          string
+	at         int // where the first "://" is, or unknownURL
 	started    bool
 	start, end int // the current match; start is -1 when none is left
 }
@@ -91,10 +109,10 @@ type urlCursor struct {
 func (u *urlCursor) covers(i int) bool {
 	if !u.started {
 		u.started = true
-		u.start, u.end = nextURL(u.s, 0)
+		u.start, u.end = nextURL(u.s, 0, u.at)
 	}
 	for u.start >= 0 && u.end <= i {
-		u.start, u.end = nextURL(u.s, u.end)
+		u.start, u.end = nextURL(u.s, u.end, unknownURL)
 	}
 	return u.start >= 0 && u.start <= i
 }
@@ -266,24 +284,18 @@ func isNameByte2(c byte) bool {
 	return isLetter(c) || isDigit(c) || c == '_' || c == '.' || c == '-'
 }
 
-// assignmentsScan is assignments by a scanner: the value of a secret
-// NAME=VALUE or NAME = VALUE outside URLs becomes the placeholder.
-// A match is a name ([A-Za-z0-9_.-] bytes after the start or another
-// byte, up to two dashes then a letter or "_"), blanks, "=", blanks and
-// a value: a double-quoted string (with escapes), a single-quoted one, or
-// bytes up to a blank, a quote, "&", ",", ";" that do not start with "=".
-func assignmentsScan(s string) string {
-	if b, ok := appendAssignments(nil, s); ok {
-		return string(b)
-	}
-	return s
-}
-
-// appendAssignments appends s to dst with the values of assignmentsScan
-// hidden, when there is one to hide (ok); otherwise it returns dst as is.
-func appendAssignments(dst []byte, s string) (out []byte, ok bool) {
+// appendAssignments is assignments by a scanner: it appends s to dst with
+// the value of every secret NAME=VALUE or NAME = VALUE outside URLs
+// replaced by the placeholder, when there is one (ok); otherwise it
+// returns dst as it is. urlAt is where the first "://" of s is (-1: none),
+// or unknownURL. A match is a name ([A-Za-z0-9_.-] bytes after the start
+// or another byte, up to two dashes then a letter or "_"), blanks, "=",
+// blanks and a value: a double-quoted string (with escapes), a
+// single-quoted one, or bytes up to a blank, a quote, "&", ",", ";" that
+// do not start with "=".
+func appendAssignments(dst []byte, s string, urlAt int) (out []byte, ok bool) {
 	b := dst
-	in := urlCursor{s: s}
+	in := urlCursor{s: s, at: urlAt}
 	done, last := 0, 0
 	for c := 0; ; c++ {
 		i := strings.IndexByte(s[c:], '=')

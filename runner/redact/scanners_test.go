@@ -130,3 +130,28 @@ func TestTextLineByLine(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretNameASCII holds the one-pass name rule to the rule on a
+// lower-case copy, for names made of the words and their neighbours in
+// any case.
+func TestSecretNameASCII(t *testing.T) {
+	pieces := []string{"auth", "token", "key", "secret", "passw", "pass", "pwd", "signature", "sig", "session", "cookie", "credential",
+		"jwt", "dsn", "sentry_dsn", "slack_webhook_url", "database_url", "webhook", "url", "_", "-", "x", "s", "p", "a", "ke", "tok", "bearer", "1"}
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 100000 {
+		var b strings.Builder
+		for range 1 + r.IntN(3) {
+			p := []byte(pieces[r.IntN(len(pieces))])
+			for i := range p {
+				if r.IntN(3) == 0 && 'a' <= p[i] && p[i] <= 'z' {
+					p[i] -= 32
+				}
+			}
+			b.Write(p)
+		}
+		n := strings.TrimLeft(b.String(), "-")
+		if got, want := secretNameASCII(n), secretNameLower(n); got != want {
+			t.Fatalf("%q: %v, by its lower-case copy %v", n, got, want)
+		}
+	}
+}

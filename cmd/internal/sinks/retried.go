@@ -9,6 +9,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -22,8 +23,9 @@ type RetriedConfig struct {
 	// mode), and writes a retried attempt's stdout to stderr. Without it
 	// Observe writes nothing.
 	Show bool
-	// Kind is what the attempts are: an HTTP call's output is its body,
-	// bounded (errorBodyLimit) and framed as "body".
+	// Kind is what the attempts are: the output of a source whose output
+	// is a body (sources.Source.Body: an HTTP call's) is bounded
+	// (errorBodyLimit) and framed as "body".
 	Kind  acceptor.AttemptKind
 	Quiet bool // -q: no frame line
 	// JSONFrame: the output is JSON log lines (--log-format json), one per
@@ -75,7 +77,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	defer rc.Close()
 	var src io.Reader = rc
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		src = io.LimitReader(rc, errorBodyLimit+1)
 	}
 	// Peek: an attempt that wrote nothing gets no frame.
@@ -91,7 +93,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	defer l.lines.Unlock()
 	l.writeFrame(r.Number, l.maxAttempts)
 	ew, done := l.echo(r.Number) // bytes the attempt wrote, repeated
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		return done(l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit))
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
@@ -257,7 +259,7 @@ func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
 
 // what is what an attempt's output is: "stdout", or an HTTP call's "body".
 func (l *Retried) what() string {
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		return "body"
 	}
 	return "stdout"
