@@ -65,18 +65,23 @@ func urlEnds(c byte) bool {
 // unknownURL says to nextURL that the caller does not know where "://" is.
 const unknownURL = -2
 
-// urls is urlToken.ReplaceAllStringFunc(s, URL); at is where the first
-// "://" is, or unknownURL.
-func urls(s string, at int) string {
+// urls is urlToken.ReplaceAllStringFunc(s, URL), for a line s that scan
+// read as sc. A URL URL leaves as it is is one without user information
+// ("@"), path parameters (";"), escapes ("%") or a secret word in it: it
+// skips URL.
+func urls(s string, sc lineScan) string {
 	var b strings.Builder
 	done := 0
+	at := sc.urlAt
 	for from := 0; from < len(s); {
 		start, end := nextURL(s, from, at)
 		at = unknownURL
 		if start < 0 {
 			break
 		}
-		if u := s[start:end]; URL(u) != u {
+		u := s[start:end]
+		plain := (sc.lastWord < start || sc.firstWord >= end) && indexOf(u, "@;%") < 0
+		if !plain && URL(u) != u {
 			b.WriteString(s[done:start])
 			b.WriteString(URL(u))
 			done = end

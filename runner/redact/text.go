@@ -28,44 +28,79 @@ func text(s string, pairs bool) string {
 	if strings.Contains(s, "PRIVATE KEY-----") {
 		return textRegexp(s, pairs)
 	}
-	var b strings.Builder
+	var st Stream
+	b, changed := st.appendLines(nil, s, pairs)
+	if !changed {
+		return s
+	}
+	return string(b)
+}
+
+// Stream redacts text that comes in pieces of whole lines (a command's
+// output repeated as it arrives), as Text redacts it whole: a YAML block
+// value whose key came in an earlier piece is hidden still. Its zero value
+// is ready to use; it reuses its buffers from piece to piece.
+type Stream struct {
+	y       yamlState
+	scratch []byte // a line changed by its last rule
+}
+
+// AppendText appends the piece s, redacted as Text would, to dst. When
+// nothing in s is hidden, it returns dst as it is and changed false: s
+// shows as it is. A piece that holds a PEM private key is redacted as
+// Text redacts it, on its own.
+func (st *Stream) AppendText(dst []byte, s string) (out []byte, changed bool) {
+	if strings.Contains(s, "PRIVATE KEY-----") {
+		st.y = yamlState{}
+		if r := textRegexp(s, true); r != s {
+			return append(dst, r...), true
+		}
+		return dst, false
+	}
+	return st.appendLines(dst, s, true)
+}
+
+// appendLines is AppendText for text without a PEM private key.
+func (st *Stream) appendLines(dst []byte, s string, pairs bool) (out []byte, changed bool) {
+	b := dst
 	done := 0 // s[:done] is in b
-	var y yamlState
-	var scratch []byte
 	for start := 0; start < len(s); {
 		end := len(s)
 		if i := strings.IndexByte(s[start:], '\n'); i >= 0 {
 			end = start + i + 1
 		}
 		line := s[start:end]
-		shown, changed := textLine(line, pairs, &y, scratch[:0])
-		if len(changed) > 0 || shown != line {
-			if b.Len() == 0 {
-				b.Grow(len(s) + 4*len(Placeholder))
+		shown, bytes := textLine(line, pairs, &st.y, st.scratch[:0])
+		if len(bytes) > 0 || shown != line {
+			if !changed {
+				changed = true
+				if cap(b)-len(b) < len(s)+len(s)/8 {
+					b = append(make([]byte, 0, len(dst)+len(s)+len(s)/8+len(Placeholder)), dst...) // a value hidden per line or so
+				}
 			}
-			b.WriteString(s[done:start])
-			if len(changed) > 0 {
-				b.Write(changed)
-				scratch = changed
+			b = append(b, s[done:start]...)
+			if len(bytes) > 0 {
+				b = append(b, bytes...)
+				st.scratch = bytes
 			} else {
-				b.WriteString(shown)
+				b = append(b, shown...)
 			}
 			done = end
 		}
 		start = end
 	}
-	if done == 0 {
-		return s
+	if !changed {
+		return dst, false
 	}
-	b.WriteString(s[done:])
-	return b.String()
+	return append(b, s[done:]...), true
 }
 
 // textLine is text for one line (with its line break, if any); y carries
 // a YAML block value from line to line. The line shows as shown, or, when
 // the last rule changed it, as the bytes it appended to buf (changed).
 func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, changed []byte) {
-	f, urlAt := scan(line)
+	sc := scan(line)
+	f, urlAt := sc.flags, sc.urlAt
 	if f&nonASCII != 0 {
 		line = wordsRegexp(urlsRegexp(line))
 		if pairs {
@@ -78,13 +113,14 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	in := line
 	if f&hasURL != 0 {
-		line = urls(line, urlAt)
+		line = urls(line, sc)
 	}
 	if f&(hasCredential|hasAccessKey|hasGH|hasToken) != 0 {
 		line = wordsRegexp(line)
 	}
 	if line != in {
-		f, urlAt = scan(line)
+		sc = scan(line)
+		f, urlAt = sc.flags, sc.urlAt
 	}
 	if pairs && (y.active || f&secretColon != 0) {
 		if shown := y.line(line); shown != line {
@@ -133,14 +169,22 @@ const (
 	secretEq
 )
 
-// scan reports, in one pass over s, which rules of text may apply to it,
-// and where the first "://" is (-1: none). It is conservative: a rule it
-// leaves out cannot change s. A table sorts
+// lineScan is what scan finds in a line.
+type lineScan struct {
+	flags int // the rules that may apply to it
+	urlAt int // where the first "://" is; -1: none
+	// firstWord and lastWord are where the first and the last secret word
+	// or name start (-1: none).
+	firstWord, lastWord int
+}
+
+// scan reports, in one pass over s, which rules of text may apply to it.
+// It is conservative: a rule it leaves out cannot change s. A table sorts
 // the bytes, and a letter is read further only when it and the next byte
 // start one of the words (wordStart).
-func scan(s string) (f, urlAt int) {
+func scan(s string) lineScan {
 	scanOnce.Do(scanTables)
-	urlAt = -1
+	f, urlAt, firstWord, lastWord := 0, -1, -1, -1
 	nameEnd := -1 // where the name of the last secret word found goes on to
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -150,10 +194,16 @@ func scan(s string) (f, urlAt int) {
 				continue
 			}
 			w := foldedWords(s, i)
-			if w&namesSecret != 0 && i >= nameEnd {
-				var follows int
-				nameEnd, follows = nameFollows(s, i)
-				f |= follows
+			if w&namesSecret != 0 {
+				if firstWord < 0 {
+					firstWord = i
+				}
+				lastWord = i
+				if i >= nameEnd {
+					var follows int
+					nameEnd, follows = nameFollows(s, i)
+					f |= follows
+				}
 			}
 			f |= w
 			continue
@@ -174,13 +224,13 @@ func scan(s string) (f, urlAt int) {
 		case classEq:
 			f |= hasEq
 		case classHigh:
-			return f | nonASCII, -1
+			return lineScan{flags: f | nonASCII, urlAt: -1, firstWord: -1, lastWord: -1}
 		}
 	}
 	if f&hasGH != 0 && strings.IndexByte(s, '_') < 0 {
 		f &^= hasGH // "gh" alone
 	}
-	return f, urlAt
+	return lineScan{flags: f, urlAt: urlAt, firstWord: firstWord, lastWord: lastWord}
 }
 
 // nameFollows reads the name that goes on from s[i] (a secret word): it

@@ -116,9 +116,16 @@ func (j JSON) Bytes() []byte { return redact.JSON(j) }
 // TestEchoIsRedacted.
 type Raw string
 
-// maxLine bounds what Writer holds back waiting for the end of a line: a
-// longer line is redacted and written in pieces of this size.
-const maxLine = 64 << 10
+// maxLine bounds what Writer holds back waiting for the end of a line,
+// as much as a retried attempt's replayed stdout can hold (1 MiB): such a
+// line is redacted whole, with the name before every value in it. Of a
+// longer line (a stream without line breaks) the first maxLine bytes up to
+// their last blank are written redacted and the rest of the line, which
+// no rule can read with the names it needs, shows as the placeholder.
+const maxLine = 1 << 20
+
+// redactPiece is about how much a Writer gives redact.Text at once.
+const redactPiece = 32 << 10
 
 // Writer repeats a stream onto w: redacted line by line, and in GitHub
 // mode preceded by ::stop-commands::TOKEN (before its first byte) and
@@ -136,8 +143,11 @@ type Writer struct {
 	held    []byte // the start of the current line, not yet written
 	started bool
 	pem     bool // inside a PEM private key block
+	cut     bool // in the rest of a line longer than maxLine: hidden
 	last    byte // the last byte written to w
 	err     error
+	stream  redact.Stream // the redaction, which reads YAML values across writes
+	out     []byte        // what stream gives, reused
 }
 
 // Write takes p whole (its complete lines are written at once, the last
@@ -146,14 +156,37 @@ func (x *Writer) Write(p []byte) (int, error) {
 	if x.err != nil {
 		return 0, x.err
 	}
+	n := len(p)
+	if x.cut {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return n, nil
+		}
+		x.cut = false
+		p = p[i:] // the line break ends the hidden rest
+	}
 	x.held = append(x.held, p...)
 	if i := bytes.LastIndexByte(x.held, '\n'); i >= 0 {
 		x.flush(i + 1)
 	}
 	if len(x.held) >= maxLine {
-		x.flush(len(x.held))
+		x.cutLine()
 	}
-	return len(p), x.err
+	return n, x.err
+}
+
+// cutLine writes a line longer than maxLine, held without its end: up to
+// its last blank, redacted, then the placeholder for the rest of the line
+// (Write drops it). Without a blank the whole line is the placeholder.
+func (x *Writer) cutLine() {
+	if !redactEcho {
+		x.flush(len(x.held))
+		return
+	}
+	x.flush(bytes.LastIndexAny(x.held, " \t") + 1)
+	x.held = x.held[:0]
+	x.write(redact.Placeholder)
+	x.cut = true
 }
 
 // flush writes the first n held bytes, redacted: as one block (the rules
@@ -171,7 +204,17 @@ func (x *Writer) flush(n int) {
 		return
 	}
 	if !x.pem && !strings.Contains(block, "-----BEGIN") {
-		x.write(redact.Text(block))
+		// In pieces of whole lines of about 32 KiB: what redact.Text
+		// reads and writes stays in the processor's cache.
+		for len(block) > redactPiece {
+			i := strings.LastIndexByte(block[:redactPiece], '\n')
+			if i < 0 {
+				break
+			}
+			x.text(block[:i+1])
+			block = block[i+1:]
+		}
+		x.text(block)
 		return
 	}
 	for block != "" {
@@ -195,30 +238,54 @@ func (x *Writer) flushLine(s string) {
 		// the key's body: not repeated
 	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "-----END"):
 		x.pem = true
-		x.write(redact.Text(s))
+		x.text(s)
 		if !strings.HasSuffix(s, "\n") {
 			x.write("\n")
 		}
 		x.write(redact.Placeholder + "\n")
 	default:
-		x.write(redact.Text(s))
+		x.text(s)
 	}
 }
 
-func (x *Writer) write(s string) {
-	if x.err != nil || s == "" {
+// text writes s redacted: through the Writer's stream, into its buffer.
+func (x *Writer) text(s string) {
+	out, changed := x.stream.AppendText(x.out[:0], s)
+	if !changed {
+		x.write(s)
 		return
+	}
+	x.out = out
+	x.writeBytes(out)
+}
+
+func (x *Writer) write(s string) {
+	if x.start(len(s)) {
+		_, x.err = io.WriteString(x.w, s)
+		x.last = s[len(s)-1]
+	}
+}
+
+func (x *Writer) writeBytes(b []byte) {
+	if x.start(len(b)) {
+		_, x.err = x.w.Write(b)
+		x.last = b[len(b)-1]
+	}
+}
+
+// start reports whether n bytes are to be written, writing the
+// stop-commands line before the first.
+func (x *Writer) start(n int) bool {
+	if x.err != nil || n == 0 {
+		return false
 	}
 	if !x.started {
 		x.started = true
 		if x.token != "" {
-			if _, x.err = io.WriteString(x.w, "::stop-commands::"+x.token+"\n"); x.err != nil {
-				return
-			}
+			_, x.err = io.WriteString(x.w, "::stop-commands::"+x.token+"\n")
 		}
 	}
-	_, x.err = io.WriteString(x.w, s)
-	x.last = s[len(s)-1]
+	return x.err == nil
 }
 
 // Close writes what is held, ends the last line and, in GitHub mode,

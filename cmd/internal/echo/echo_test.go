@@ -49,17 +49,54 @@ func TestWriterGitHub(t *testing.T) {
 	}
 }
 
-// A line longer than maxLine is written in pieces, not held whole.
+// A line longer than 64 KiB is redacted whole, with the name before a
+// value that a 64 KiB piece would have cut from it; a line longer than
+// maxLine is written up to its last blank, redacted, and the rest of it
+// shows as the placeholder, whatever writes it comes in.
 func TestWriterLongLine(t *testing.T) {
 	var b strings.Builder
 	w := (&Policy{}).Writer(&b)
+	pad := strings.Repeat("x", 64<<10-len("a password="))
+	w.Write([]byte("a " + pad + " password="))
+	w.Write([]byte("SEKRET1 b\nnext\n"))
+	w.Close()
+	if want := "a " + pad + " password=REDACTED b\nnext\n"; b.String() != want {
+		t.Errorf("got %.80q…%q", b.String(), b.String()[max(b.Len()-40, 0):])
+	}
+
+	b.Reset()
+	w = (&Policy{}).Writer(&b)
+	long := strings.Repeat("word ", maxLine/5)
+	w.Write([]byte("token=S1 " + long))
+	w.Write([]byte("password=SEKRET2 more"))
+	w.Write([]byte(" SEKRET3\nafter password=SEKRET4\n"))
+	w.Close()
+	got := b.String()
+	if strings.Contains(got, "S1") || strings.Contains(got, "SEKRET") || !strings.HasPrefix(got, "token=REDACTED word ") ||
+		!strings.HasSuffix(got, "word REDACTED\nafter password=REDACTED\n") {
+		t.Errorf("got %.80q…%q", got, got[max(len(got)-60, 0):])
+	}
+
+	b.Reset()
+	w = (&Policy{}).Writer(&b)
 	w.Write([]byte(strings.Repeat("a", maxLine+10)))
-	if b.Len() < maxLine {
-		t.Errorf("held %d bytes", maxLine+10-b.Len())
+	w.Write([]byte("b\nc\n"))
+	w.Close()
+	if b.String() != "REDACTED\nc\n" {
+		t.Errorf("a line without blank: got %.80q", b.String())
+	}
+}
+
+// A YAML block value whose key came in an earlier write is still hidden.
+func TestWriterYAMLAcrossWrites(t *testing.T) {
+	var b strings.Builder
+	w := (&Policy{}).Writer(&b)
+	for _, piece := range []string{"db:\n  password: |\n", "    SEKRET-1\n", "    SEKRET-2\n  user: app\n"} {
+		w.Write([]byte(piece))
 	}
 	w.Close()
-	if b.Len() != maxLine+11 {
-		t.Errorf("wrote %d bytes", b.Len())
+	if want := "db:\n  password: REDACTED\n    REDACTED\n    REDACTED\n  user: app\n"; b.String() != want {
+		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }
 
