@@ -216,7 +216,7 @@ func Build(c Command) (_ *Plan, err error) {
 		Sleep: o.IO.BudgetSleep(),
 	}
 	if o.Output.Report != "" {
-		p.Strategy.KeepTail = output.ReportTail // the report shows each attempt's tails
+		p.Strategy.KeepTail = output.ReportTail + 1 // the report shows each attempt's tails, and whether they start a line
 	}
 	p.Kind = kind
 	if o.wait && kind == acceptor.CommandAttempt && o.Process.KillAfter > 0 {

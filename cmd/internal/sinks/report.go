@@ -1,8 +1,8 @@
 package sinks
 
 import (
+	"bytes"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
@@ -85,14 +85,13 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 // --report file.
 const ReportTail = output.ReportTail
 
-// tailText is the last ReportTail bytes of b as valid UTF-8 (a rune
-// cut at the start is dropped), redacted.
+// tailText is the last ReportTail bytes of b as valid UTF-8, redacted.
+// b keeps a byte more (plan: KeepTail) when there is one, which says
+// whether the window starts a line: a window cut inside a line starts
+// after it (windowStart), where a rule reads every name it needs.
 func tailText(b []byte) string {
 	if len(b) > ReportTail {
-		b = b[len(b)-ReportTail:]
-		for len(b) > 0 && !utf8.RuneStart(b[0]) {
-			b = b[1:]
-		}
+		b = b[windowStart(bytes.NewReader(b), int64(len(b)-ReportTail), int64(len(b)), make([]byte, ReportTail)):]
 	}
 	return echo.Untrusted(strings.ToValidUTF8(string(b), "\uFFFD")).String()
 }

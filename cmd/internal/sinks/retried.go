@@ -104,12 +104,12 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		Size() int64
 	}); ok {
 		size := sized.Size()
-		if skipped := size - retriedStdoutLimit; skipped > 0 {
-			l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
-		}
-		from := max(size-retriedStdoutLimit, 0)
 		if l.copyBuf == nil {
 			l.copyBuf = make([]byte, 32<<10)
+		}
+		from := windowStart(sized, size-retriedStdoutLimit, size, l.copyBuf)
+		if from > 0 {
+			l.notShown(r.Number, from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 		}
 		if _, err := io.CopyBuffer(ew, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
 			return err
@@ -119,7 +119,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	// One buffer for the run: a MiB of garbage per retried attempt would
 	// make memory grow with the number of attempts (a long run of retries).
 	if l.tail == nil {
-		l.tail = &tailBuffer{limit: retriedStdoutLimit}
+		l.tail = &tailBuffer{limit: retriedStdoutLimit + 1} // and the byte before: does the window start a line?
 		l.copyBuf = make([]byte, 32<<10)
 	}
 	tail := l.tail
@@ -128,8 +128,10 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		return err
 	}
 	kept := tail.bytes()
-	if skipped := tail.total - int64(len(kept)); skipped > 0 {
-		l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
+	if skipped := tail.total - int64(len(kept)); skipped >= 0 && len(kept) > retriedStdoutLimit {
+		from := windowStart(bytes.NewReader(kept), 1, int64(len(kept)), l.copyBuf)
+		kept = kept[from:]
+		l.notShown(r.Number, skipped+from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 	}
 	if _, err := ew.Write(kept); err != nil {
 		return err
