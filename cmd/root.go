@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/cmd/completion"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -128,7 +129,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		defaultHelp(c, args)
 		c.SetOut(out)
 		b.WriteString(exit.Help)
-		fmt.Fprint(out, plan.WrapHelp(b.String(), plan.HelpWidth(out)))
+		fmt.Fprint(out, echo.Raw(plan.WrapHelp(b.String(), plan.HelpWidth(out))))
 	})
 	switch {
 	case len(args) > 0 && args[0] == "run":

@@ -39,6 +39,11 @@ import (
 // attempt has run for supervisorAfter, or when a sweep finds leftovers.
 // Before that, the attempt's leader still dies with retry
 // (PR_SET_PDEATHSIG).
+//
+// retry is the supervisor's parent, and waits for it: a supervisor that
+// dies without retry's goodbye (someone killed it) is replaced at once by
+// another for the same run, told every process group the first one knew,
+// up to supervisorRestarts times a run.
 
 // supervisorArg is argv[1] of the supervisor; argv[2] is the run's id. The
 // file descriptor 3 is the pipe from retry.
@@ -50,6 +55,11 @@ const supervisorAfter = 50 // milliseconds
 // supervisorBound is how long the supervisor goes on killing once retry is
 // gone, while passes still find processes of the run.
 const supervisorBound = 10 * time.Second
+
+// supervisorRestarts is how many times a run replaces a supervisor that
+// died without its goodbye; past that (a supervisor that cannot live) the
+// run goes on without one.
+const supervisorRestarts = 10
 
 // supervision is this process's supervisor: off until EnableSupervisor,
 // then started at most once.
@@ -63,6 +73,8 @@ type supervisorState struct {
 	pid     atomic.Int64
 	tid     atomic.Int64 // the thread that forked it: its parent
 	groups  map[int]bool // the groups told to the supervisor
+	// restarts counts the supervisors that replaced one that died.
+	restarts int
 }
 
 // EnableSupervisor lets the runs of this process start a supervisor (see
@@ -86,8 +98,14 @@ func IsSupervisor(args []string) bool {
 }
 
 // supervisorPid is the supervisor's pid, 0 when none runs: a child of retry
-// that is no leftover of an attempt.
-func supervisorPid() int { return int(supervision.pid.Load()) }
+// that is no leftover of an attempt. It waits for a supervisor being
+// started (a replacement starts at any time) to have its pid recorded, so
+// that a sweep never takes a new supervisor for a leftover.
+func supervisorPid() int {
+	supervision.mu.Lock()
+	defer supervision.mu.Unlock()
+	return int(supervision.pid.Load())
+}
 
 // supervisorThread is the thread of retry that forked the supervisor.
 func supervisorThread() int { return int(supervision.tid.Load()) }
@@ -121,14 +139,49 @@ func superviseGroup(pgid int) {
 	s.tell("+" + strconv.Itoa(pgid) + "\n")
 }
 
-// tell writes line to the supervisor. When that fails the supervisor is
-// gone (someone killed it): the run goes on without one.
+// tell writes line to the supervisor. When that fails the supervisor died
+// (someone killed it): watchSupervisor replaces it with one told every
+// group in s.groups, line's included.
 func (s *supervisorState) tell(line string) {
-	if _, err := s.w.WriteString(line); err != nil {
-		s.w.Close()
-		s.w = nil
-		s.pid.Store(0)
+	_, _ = s.w.WriteString(line)
+}
+
+// groupLines are the lines that tell a new supervisor every group in
+// s.groups.
+func (s *supervisorState) groupLines() string {
+	var b strings.Builder
+	for pg := range s.groups {
+		b.WriteString("+" + strconv.Itoa(pg) + "\n")
 	}
+	return b.String()
+}
+
+// watchSupervisor waits for the supervisor pid to exit and reaps it (retry
+// is its parent; nothing else waits for this pid). When it died while
+// retry still needed it (no goodbye was said, and it is still the current
+// one), another is started in its place, told every group, unless
+// supervisorRestarts were started already.
+func watchSupervisor(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	s := &supervision
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil || int(s.pid.Load()) != pid {
+		return // retry said goodbye: the supervisor exited as asked
+	}
+	s.w.Close()
+	s.w = nil
+	s.pid.Store(0)
+	if s.restarts >= supervisorRestarts {
+		return
+	}
+	s.restarts++
+	s.w = startSupervisor(s.groupLines())
 }
 
 // groupGone tells the supervisor that the process group pgid is empty: its
@@ -199,6 +252,7 @@ func startSupervisor(first string) *os.File {
 	}
 	supervision.tid.Store(int64(tid))
 	supervision.pid.Store(int64(pid))
+	go watchSupervisor(pid)
 	return os.NewFile(uintptr(p[1]), "supervisor")
 }
 

@@ -16,6 +16,8 @@ type StateStore struct {
 	Name string
 	// Key is the Redis key; nil for a file.
 	Key *redisstore.Key
+	// Warning says that the key's password is in argv ("" when not).
+	Warning string
 	// Identity ties the sequence to the command line (identity): another
 	// one starts a new sequence.
 	Identity string
@@ -34,10 +36,17 @@ func (o *Options) stateStore() (*StateStore, error) {
 		return &StateStore{Name: s}, nil
 	}
 	k, err := redisstore.ParseKey(s)
+	if err == nil {
+		err = k.Store.Configure(o.IO.Env)
+	}
 	if err != nil {
 		return nil, exit.Usagef("%s: %v", o.flagName("state"), err)
 	}
-	return &StateStore{Name: k.String(), Key: k}, nil
+	st := &StateStore{Name: k.String(), Key: k}
+	if !o.fromEnv["state"] {
+		st.Warning = k.Store.ArgvWarning("--state")
+	}
+	return st, nil
 }
 
 // lockMargin is what a Redis state lock outlasts the attempt by: the

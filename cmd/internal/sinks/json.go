@@ -1,12 +1,11 @@
 package sinks
 
 import (
-	"encoding/json"
 	"time"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // JSONConfig is what the JSON log knows of the run beyond its events.
@@ -163,14 +162,14 @@ func (l *JSON) Observe(e runner.Event) {
 }
 
 // write writes line, a pointer to one of the line types, as one line, its
-// secrets redacted once it is encoded: redact.JSON walks every string of
+// secrets redacted once it is encoded: echo.JSON.Bytes walks every string of
 // the encoded value, whatever type built it, and hides the values of
 // secret keys, so a field added to a line is redacted without being named.
 func (l *JSON) write(line any) {
-	b, err := json.Marshal(line)
+	j, err := echo.Marshal(line)
 	if err != nil {
 		l.lines.Warn("JSON log: %v", err)
 		return
 	}
-	l.lines.write(append(redact.JSON(b), '\n'))
+	l.lines.write(j)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -22,8 +23,9 @@ type RetriedConfig struct {
 	// mode), and writes a retried attempt's stdout to stderr. Without it
 	// Observe writes nothing.
 	Show bool
-	// Kind is what the attempts are: an HTTP call's output is its body,
-	// bounded (errorBodyLimit) and framed as "body".
+	// Kind is what the attempts are: the output of a source whose output
+	// is a body (sources.Source.Body: an HTTP call's) is bounded
+	// (errorBodyLimit) and framed as "body".
 	Kind  acceptor.AttemptKind
 	Quiet bool // -q: no frame line
 	// JSONFrame: the output is JSON log lines (--log-format json), one per
@@ -75,7 +77,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	defer rc.Close()
 	var src io.Reader = rc
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		src = io.LimitReader(rc, errorBodyLimit+1)
 	}
 	// Peek: an attempt that wrote nothing gets no frame.
@@ -91,7 +93,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	defer l.lines.Unlock()
 	l.writeFrame(r.Number, l.maxAttempts)
 	ew, done := l.echo(r.Number) // bytes the attempt wrote, repeated
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		return done(l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit))
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
@@ -102,12 +104,12 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		Size() int64
 	}); ok {
 		size := sized.Size()
-		if skipped := size - retriedStdoutLimit; skipped > 0 {
-			l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
-		}
-		from := max(size-retriedStdoutLimit, 0)
 		if l.copyBuf == nil {
 			l.copyBuf = make([]byte, 32<<10)
+		}
+		from := windowStart(sized, size-retriedStdoutLimit, size, l.copyBuf)
+		if from > 0 {
+			l.notShown(r.Number, from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 		}
 		if _, err := io.CopyBuffer(ew, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
 			return err
@@ -117,7 +119,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	// One buffer for the run: a MiB of garbage per retried attempt would
 	// make memory grow with the number of attempts (a long run of retries).
 	if l.tail == nil {
-		l.tail = &tailBuffer{limit: retriedStdoutLimit}
+		l.tail = &tailBuffer{limit: retriedStdoutLimit + 1} // and the byte before: does the window start a line?
 		l.copyBuf = make([]byte, 32<<10)
 	}
 	tail := l.tail
@@ -126,8 +128,10 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		return err
 	}
 	kept := tail.bytes()
-	if skipped := tail.total - int64(len(kept)); skipped > 0 {
-		l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
+	if skipped := tail.total - int64(len(kept)); skipped >= 0 && len(kept) > retriedStdoutLimit {
+		from := windowStart(bytes.NewReader(kept), 1, int64(len(kept)), l.copyBuf)
+		kept = kept[from:]
+		l.notShown(r.Number, skipped+from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 	}
 	if _, err := ew.Write(kept); err != nil {
 		return err
@@ -257,7 +261,7 @@ func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
 
 // what is what an attempt's output is: "stdout", or an HTTP call's "body".
 func (l *Retried) what() string {
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		return "body"
 	}
 	return "stdout"
@@ -276,7 +280,7 @@ func (l *Retried) writeFrame(n, maxAttempts int) {
 	if maxAttempts > 0 {
 		label += fmt.Sprintf("/%d", maxAttempts)
 	}
-	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
+	fmt.Fprint(l.w, echo.Sprintf("retry: %s of %s:\n", what, label))
 }
 
 // notShown says that the first (or last) n bytes of attempt's output were
@@ -286,14 +290,16 @@ func (l *Retried) notShown(attempt int, n int64, format string) {
 		_ = l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
 		return
 	}
-	fmt.Fprintf(l.w, format, n)
+	fmt.Fprint(l.w, echo.Sprintf(format, n))
 }
 
 // jsonLine writes one JSON log line of the output on w. A text that is
-// not UTF-8 is written with U+FFFD for the bytes that are not.
+// not UTF-8 is written with U+FFFD for the bytes that are not. The line is
+// written as it is (echo.Raw): its text is what an echo.Writer wrote,
+// redacted already; the rest is numbers and fixed words.
 func (l *Retried) jsonLine(line *OutputLine) error {
 	b, _ := json.Marshal(line) // ints, a fixed word and a string: always encodes
-	_, err := l.w.Write(append(b, '\n'))
+	_, err := l.w.Write(append([]byte(echo.Raw(b)), '\n'))
 	return err
 }
 
@@ -301,7 +307,13 @@ func (l *Retried) jsonLine(line *OutputLine) error {
 // (which ends the line); when r holds more, a line of retry's says how
 // much was left out.
 func (l *Retried) copyBounded(ew *echo.Writer, attempt int, r io.Reader, limit int64) error {
-	n, err := io.Copy(ew, io.LimitReader(r, limit))
+	// The run's one copy buffer: io.Copy would allocate 32 KiB for every
+	// retried HTTP attempt, and a run of fast retries then spends a fifth
+	// of its CPU in the collector.
+	if l.copyBuf == nil {
+		l.copyBuf = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(ew, io.LimitReader(r, limit), l.copyBuf)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -147,19 +148,20 @@ func attemptOf(r *runner.Record) Attempt {
 			j.OnRetry.Error = h.Err.Error()
 		}
 	}
-	if x := r.Result.Exchange; x != nil && a.Kind == acceptor.TCPAttempt {
-		j.TCP = &TCP{Connected: x.Connected}
-	} else {
-		j.HTTP = httpOf(x)
+	if x := r.Result.Exchange; x != nil {
+		// The source says which shape its exchange has (sources.Table).
+		switch sources.Of(a.Kind).Exchange {
+		case "tcp":
+			j.TCP = &TCP{Connected: x.Connected}
+		case "http":
+			j.HTTP = httpOf(x)
+		}
 	}
 	return j
 }
 
-// httpOf is x as the JSON log and the report show it; nil for nil.
+// httpOf is x as the JSON log and the report show it.
 func httpOf(x *runner.Exchange) *HTTP {
-	if x == nil {
-		return nil
-	}
 	h := &HTTP{Error: x.Error, FinalURL: x.FinalURL, Method: x.Method,
 		Redirects: x.Redirects, Status: x.Status, URL: x.URL,
 		Headers: nonEmpty(x.Header), RequestHeaders: nonEmpty(x.RequestHeader)}

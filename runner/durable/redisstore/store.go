@@ -215,11 +215,16 @@ func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
 
 // classify makes a failed call an *UnreachableError, unless the server
 // answered with an error of its own that another try will not change (a
-// wrong password, a key of another type): that is returned as it is. The
+// wrong password, a key of another type), or the TLS handshake refused a
+// certificate (redis.CertError): that is returned as it is. The
 // caller names the store; the error says what happened, without the
 // password.
 func classify(c *redis.Client, err error) error {
 	bare := errors.New(strings.TrimPrefix(c.Redact(err).Error(), c.URL().String()+": "))
+	var ce *redis.CertError
+	if errors.As(err, &ce) {
+		return bare // a certificate refused: a configuration to fix
+	}
 	var re goredis.Error
 	if errors.As(err, &re) {
 		transient := false
