@@ -9,17 +9,17 @@
 #
 #   attempts        the attempts made (a process whose retry the bucket
 #                   could not pay stops after one)
-#   sent/attempt    the commands clients sent to the Redis servers (INFO
-#                   commandstats summed over every node, CONFIG RESETSTAT
-#                   before: HELLO, EVALSHA, EVAL, CLUSTER SLOTS…), per
-#                   attempt
+#   sent/attempt    the commands clients sent to the Redis primaries (INFO
+#                   commandstats summed over the primaries, CONFIG
+#                   RESETSTAT before: HELLO, EVALSHA, EVAL, CLUSTER
+#                   SLOTS…), per attempt
 #   in script       the commands retry's scripts called inside those (TIME,
 #                   HMGET, HSET, PEXPIRE), per attempt
 #   cmd µs/att      the servers' own time in the commands sent
 #                   (commandstats usec), per attempt
-#   CPU µs/att      user+sys of every redis-server (/proc/PID/stat, clock
-#                   ticks) per attempt: commands, connections, the cluster
-#                   bus
+#   CPU µs/att      user+sys of every redis-server, replicas included
+#                   (/proc/PID/stat, clock ticks of 10 ms) per attempt:
+#                   commands, connections, replication, the cluster bus
 #   p50, p99        the wall time of one process divided by its attempts,
 #                   in milliseconds; the "added" columns subtract the
 #                   plain run's p50 and p99 of the same N (on a loaded
@@ -79,14 +79,17 @@ set -- $cluster_ports
 declare -A store=([single]="redis://127.0.0.1:$single_port" [cluster]="redis+cluster://127.0.0.1:$1,127.0.0.1:$2")
 declare -A ports=([single]=$single_ports [cluster]=$cluster_ports)
 
-# calls PORTS: what the servers counted since CONFIG RESETSTAT, the
+# calls PORTS: what the primaries counted since CONFIG RESETSTAT, the
 # bench's own (info, config) left out: "ROUNDTRIPS INSCRIPT USEC" — the
 # commands clients sent (HELLO, EVALSHA, EVAL, CLUSTER SLOTS, …), the
 # commands retry's scripts called inside them (TIME, HMGET, HSET,
 # PEXPIRE), and the microseconds the servers spent on the first.
 calls() {
 	local p
-	for p in $1; do redis-cli -p "$p" info commandstats; done | tr -d '\r' | awk -F'[:=,]' '
+	for p in $1; do
+		# A replica counts what it replays (MULTI, HSET, EXEC): primaries only.
+		redis-cli -p "$p" info replication | grep -q '^role:master' && redis-cli -p "$p" info commandstats
+	done | tr -d '\r' | awk -F'[:=,]' '
 		/^cmdstat_/ && $1 !~ /^cmdstat_(info|config|ping)$/ {
 			if ($1 ~ /^cmdstat_(time|hmget|hset|hgetall|pexpire|exists|get|set|del|type|pttl)$/) inner += $3
 			else { top += $3; usec += $5 }
