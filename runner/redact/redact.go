@@ -299,6 +299,22 @@ var headerLine = lazyRegexp{expr: `(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z
 // with "=" (NAME == VALUE is a comparison).
 var assignment = lazyRegexp{expr: `(^|[^A-Za-z0-9_.\-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'&,;=][^\s"'&,;]*)`}
 
+// quotedValue finds "Name: value" (headerLine's name) whose value is a
+// quoted string on the line, as YAML writes it: password: "S", token: 'S'.
+var quotedValue = lazyRegexp{expr: `(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*')`}
+
+// quotedValues hides the quoted value of every quotedValue whose name is
+// secret, in its quotes: password: "S" → password: "REDACTED".
+func quotedValues(s string) string {
+	return quotedValue.get().ReplaceAllStringFunc(s, func(m string) string {
+		sub := quotedValue.get().FindStringSubmatch(m)
+		if !IsSecretHeader(sub[2]) || hidden(strings.Trim(sub[4], `"'`)) || len(sub[4]) == 2 {
+			return m
+		}
+		return sub[1] + sub[2] + ":" + sub[3] + maskValue(sub[4])
+	})
+}
+
 // jsonKey finds a JSON (or Python) key and its scalar value on one line:
 // "client_secret": "S", 'password': 'S', "token": 12345.
 var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`}
@@ -412,6 +428,7 @@ func pairsRegexp(s string, pairs bool) string {
 			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
 		})
 		if strings.ContainsAny(s, `"'`) {
+			s = quotedValues(s)
 			s = jsonKey.get().ReplaceAllStringFunc(s, func(m string) string {
 				sub := jsonKey.get().FindStringSubmatch(m)
 				if !isSecretName(sub[1][1 : len(sub[1])-1]) {
