@@ -217,6 +217,7 @@ type bgProc struct {
 	stdout, stderr lockedBuffer
 	done           chan struct{}
 	err            error
+	ended          time.Time // when it ended (set before done is closed)
 }
 
 // lockedBuffer is a buffer that a process writes while a script reads it.
@@ -252,7 +253,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	ts.Check(p.cmd.Start())
 	bgProcs(ts)[args[0]] = p
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.cmd.Wait(); p.ended = time.Now(); close(p.done) }()
 	ts.Defer(func() {
 		select {
 		case <-p.done:
