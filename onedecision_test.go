@@ -259,3 +259,56 @@ func TestCmdSeesOnlyThePlan(t *testing.T) {
 		})
 	}
 }
+
+// A source is a value: its kind is special-cased nowhere in the
+// presentation layer but its row of cmd/internal/sources (the command
+// aside: its processes and exit statuses are cmd's own job), and the
+// flags of the rows are named nowhere in the plan, cmd or completion,
+// which read them from the table. A new source is then a package under
+// runner/, its kind in acceptor/attempt.go and a row.
+func TestSourcesAreRows(t *testing.T) {
+	files := sourceFiles(t)
+	flags := map[string]bool{}
+	for path, f := range files {
+		if filepath.Dir(path) != "cmd/internal/sources" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			kv, ok := n.(*ast.KeyValueExpr)
+			if !ok {
+				return true
+			}
+			if k, ok := kv.Key.(*ast.Ident); ok && (k.Name == "Flag" || k.Name == "Flags") {
+				ast.Inspect(kv.Value, func(n ast.Node) bool {
+					if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+						flags[strings.Trim(l.Value, "\"")] = true
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	if !flags["url"] || !flags["tcp"] || !flags["data"] {
+		t.Fatalf("flags of the sources' rows found: %v; want --url's, --tcp's, --data's…", flags)
+	}
+	for path, f := range files {
+		if !strings.HasPrefix(path, "cmd/") || filepath.Dir(path) == "cmd/internal/sources" {
+			continue
+		}
+		readsFlags := filepath.Dir(path) == "cmd" || filepath.Dir(path) == "cmd/internal/plan" || filepath.Dir(path) == "cmd/completion"
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "acceptor" && (n.Sel.Name == "HTTPAttempt" || n.Sel.Name == "TCPAttempt") {
+					t.Errorf("%s: special-cases acceptor.%s: say it in the source's row (cmd/internal/sources) and read the row", path, n.Sel.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && readsFlags && flags[strings.Trim(n.Value, "\"")] {
+					t.Errorf("%s: names a source's flag %s: read it from the source's row (cmd/internal/sources)", path, n.Value)
+				}
+			}
+			return true
+		})
+	}
+}

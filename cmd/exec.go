@@ -7,9 +7,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
@@ -106,7 +108,7 @@ func (l *logs) finish(ctx context.Context, p *plan.Plan, r *runEnd) *runEnd {
 		if r.out != nil {
 			run = fmt.Sprintf("the run: %s, %s", r.out.End, run)
 		}
-		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code)
+		fmt.Fprint(l.stderr, echo.Sprintf("retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code))
 	}
 	return r
 }
@@ -139,7 +141,7 @@ func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	if p.Query != nil {
 		return writeQuery(p, last.Result.Attempt, out.End == runner.EndSuccess)
 	}
-	if p.Kind == acceptor.HTTPAttempt && !httpSucceeded(p, out, last) {
+	if sources.Of(p.Kind).Body && !bodyIsOutput(p, out, last) {
 		// As curl -f: a failed call's body is not the output.
 		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
@@ -165,6 +167,14 @@ func stoppedMidway(r *runner.Record) bool {
 // stdout: a failed read is stdout not kept whole, a failed write stdout
 // not written.
 func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	if s, ok := w.(*iostreams.Interruptible); ok {
+		// On the file itself (sendfile(2) needs it), abandoned by a signal.
+		err := s.Do(func(f *os.File) error { return copyStdout(f, rc) })
+		if err != nil && !errors.As(err, new(*output.StreamError)) {
+			err = &output.StreamError{Stream: "stdout", Err: err} // abandoned: a signal came
+		}
+		return err
+	}
 	var err error
 	if r, ok := rc.(*output.Reader); ok {
 		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion
@@ -181,11 +191,11 @@ func copyStdout(w io.Writer, rc io.ReadCloser) error {
 	return nil
 }
 
-// httpSucceeded reports whether the body of last, an HTTP run's attempt
-// whose body is to be written, is its output: the run succeeded, or a
+// bodyIsOutput reports whether the body of last, an attempt whose body is
+// to be written (an HTTP call's), is the run's output: the run succeeded, or a
 // wait's call was answered (2xx: its JSON is the state the wait reached).
 // Otherwise, as curl -f, it goes to stderr.
-func httpSucceeded(p *plan.Plan, out *runner.Outcome, last *runner.Record) bool {
+func bodyIsOutput(p *plan.Plan, out *runner.Outcome, last *runner.Record) bool {
 	if out.End == runner.EndSuccess {
 		return true
 	}

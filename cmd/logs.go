@@ -78,8 +78,11 @@ func newLogs(p *plan.Plan) *logs {
 	if p.Log.JSON {
 		l.lines.WarnAsJSON() // every line retry writes follows the format
 	}
-	// The output of retried attempts goes with retry's lines: its frame in
-	// the log's format, all of it into the --log-file when there is one.
+	// The output of retried attempts goes with retry's lines: in the log's
+	// format (text: framed, as it was; JSON: a JSON line per line of it),
+	// all of it into the --log-file when there is one. On GitHub, text
+	// output on stderr is wrapped so that it cannot raise workflow
+	// commands; a JSON line starts with {, and cannot.
 	var out io.Writer = p.IO.ErrOut
 	if p.LogFile != nil {
 		out = p.LogFile
@@ -87,7 +90,7 @@ func newLogs(p *plan.Plan) *logs {
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
 		Show: p.Log.ShowRetried, Kind: p.Kind, Quiet: p.Log.Quiet,
 		JSONFrame: p.Log.JSON,
-		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
+		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil && !p.Log.JSON),
 	}, l.lines, out)
 
 	if l.ci != nil {

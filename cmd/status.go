@@ -7,12 +7,12 @@ import (
 	"syscall"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // runEnd is how an invocation of run or wait ended, as an error for Main:
@@ -198,12 +198,12 @@ func errorLine(ios *iostreams.IOStreams, err error) {
 	case err == nil:
 	case errors.As(err, &ee):
 		if ee.Msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(ee.Msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+echo.Untrusted(ee.Msg).Message())
 		}
 	case errors.As(err, &r), errors.As(err, &nr):
 		// The run said what happened in its log.
 	default:
-		fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(flagErrorText(err)))
+		fmt.Fprintln(ios.ErrOut, "retry: "+echo.Untrusted(flagErrorText(err)).Message())
 	}
 }
 

@@ -130,7 +130,7 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 
 // ErrWouldBlock is what TryLock returns (errors.Is) when another open file
 // holds the lock.
-var ErrWouldBlock = errWouldBlock
+var ErrWouldBlock error = errWouldBlock
 
 // Lock takes an exclusive flock on f, waiting for it; closing f releases
 // it.

@@ -59,6 +59,14 @@ type Strategy struct {
 	MaxTime time.Duration
 	// AttemptTimeout bounds each attempt; 0 is none.
 	AttemptTimeout time.Duration
+	// StopGrace is the most a source takes to end an attempt it was told to
+	// stop (the command source's --kill-after, its grace between SIGTERM
+	// and SIGKILL); 0 for a source that stops at once. The grace comes out
+	// of MaxTime: the deadline stops an attempt StopGrace before it (or
+	// halfway through the attempt's time to it, when that is later), and
+	// the attempt's context says by when the source must have ended it
+	// (StopBy: the deadline), so that the run never ends past MaxTime.
+	StopGrace time.Duration
 
 	Chain *acceptor.Chain
 	// Backoff computes delays; ThrottleBackoff those after throttling
@@ -467,12 +475,17 @@ func (s *Strategy) evaluate(n int, start time.Time, res *Result) Record {
 // attemptContext bounds one attempt: by the deadline (with ErrDeadline as
 // cause), so that no attempt runs past the budget (the AWS SDK waiters bound
 // the whole wait the same way), and by the attempt timeout
-// (ErrAttemptTimeout).
+// (ErrAttemptTimeout). With a StopGrace the deadline's stop comes early
+// enough for the grace to end by the deadline (stopAt), and the context
+// carries the deadline for the source (StopBy).
 func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time) (context.Context, context.CancelFunc) {
 	var cancels []context.CancelFunc
 	if !deadline.IsZero() {
 		var c context.CancelFunc
-		ctx, c = context.WithDeadlineCause(ctx, deadline, ErrDeadline)
+		if s.StopGrace > 0 {
+			ctx = context.WithValue(ctx, stopByKey{}, deadline)
+		}
+		ctx, c = context.WithDeadlineCause(ctx, stopAt(start, deadline, s.StopGrace), ErrDeadline)
 		cancels = append(cancels, c)
 	}
 	if s.AttemptTimeout > 0 {
@@ -545,4 +558,27 @@ func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
 		return EndDeadline, nil
 	}
 	return EndFailure, fmt.Errorf("%w", err)
+}
+
+// stopAt is when the deadline stops an attempt that started at start, for a
+// source that takes up to grace to end it: grace before the deadline, but
+// never before half the attempt's time to the deadline has passed (an
+// attempt started 1s before it, with a 5s grace, runs 0.5s and gets 0.5s to
+// end).
+func stopAt(start, deadline time.Time, grace time.Duration) time.Time {
+	if grace <= 0 {
+		return deadline
+	}
+	return deadline.Add(-min(grace, max(deadline.Sub(start), 0)/2))
+}
+
+type stopByKey struct{}
+
+// StopBy returns the time by which the source must have ended the attempt
+// of ctx (its processes killed and reaped) when it is stopped: the run's
+// deadline (Strategy.MaxTime), when the strategy has a StopGrace. ok is
+// false otherwise: a stop then has the source's whole grace.
+func StopBy(ctx context.Context) (by time.Time, ok bool) {
+	by, ok = ctx.Value(stopByKey{}).(time.Time)
+	return by, ok
 }

@@ -91,12 +91,16 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		stdout.keep.TailBuf = &st.tailBuf
 	}
 	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
+	stdout.reader = st.reader
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	p.killBy, _ = runner.StopBy(ctx) // the run's deadline cuts the grace
 	if c.SuperviseEarly && st.marked {
 		superviseGroup(p.groupID())
 	}
 	guard.stop = p.stop
+	st.reader.attempt(func() { heldStdoutLost(st.reader, stdout) })
+	defer st.reader.attempt(nil)
 	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
 	// The recording of stdin can fail (a full TMPDIR): the attempt must

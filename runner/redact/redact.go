@@ -18,17 +18,14 @@ import (
 // Placeholder replaces a secret in logs, reports and errors.
 const Placeholder = "REDACTED"
 
-// secretHeaders are the headers whose values Header hides, in canonical
-// form. The name lists of this file are slices, static data, not maps: a
-// map literal is built by package initialisation at every start of retry.
-var secretHeaders = []string{
-	"Authorization",
-	"Proxy-Authorization",
-	"Cookie",
-	"Set-Cookie",
-	"X-Api-Key",
-	"X-Auth-Token",
-	"X-Amz-Security-Token",
+// ascii reports whether s is ASCII text.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // IsSecretHeader reports whether Header hides the values of the header
@@ -38,8 +35,13 @@ var secretHeaders = []string{
 // session, cookie or credential, or is sig, pass or jwt (X-Goog-Api-Key,
 // Private-Token, X-Vault-Token, X-Auth…; Idempotency-Key too).
 func IsSecretHeader(name string) bool {
-	return slices.Contains(secretHeaders, http.CanonicalHeaderKey(name)) || isSecretName(name)
+	// Each of the headers named holds a secret word (TestSecretNames):
+	// the name rule is the whole rule, without a canonical copy of name.
+	return isSecretName(name)
 }
+
+// The name lists of this file are slices, static data, not maps: a map
+// literal is built by package initialisation at every start of retry.
 
 // secretWords are the parts of a name that make a header, a query
 // parameter, a NAME=VALUE pair or a JSON key secret.
@@ -64,7 +66,19 @@ var wellKnown = []string{"sentry_dsn", "slack_webhook_url", "database_url", "dsn
 // on the side of hiding: Idempotency-Key and monkey=1 are hidden too. An
 // empty name is not secret.
 func isSecretName(name string) bool {
-	n := strings.ToLower(strings.TrimLeft(name, "-"))
+	for name != "" && name[0] == '-' {
+		name = name[1:]
+	}
+	if ascii(name) {
+		return secretNameASCII(name)
+	}
+	return secretNameLower(name)
+}
+
+// secretNameLower is isSecretName on name without its leading dashes, by
+// its lower-case copy.
+func secretNameLower(name string) bool {
+	n := strings.ToLower(name)
 	if slices.Contains(secretNames, n) || slices.Contains(wellKnown, n) {
 		return true
 	}
@@ -114,7 +128,7 @@ func URL(s string) string {
 		start = i + len("://")
 	}
 	end := len(s)
-	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+	if i := indexOf(s[start:], "/?#"); i >= 0 {
 		end = start + i
 	}
 	at := strings.LastIndexByte(s[start:end], '@')
@@ -140,7 +154,7 @@ func URL(s string) string {
 // session, RFC 3986's ";name=value" segments) → "/app;jsessionid=REDACTED/x".
 func redactPathParams(s string, start int) string {
 	end := len(s)
-	if i := strings.IndexAny(s[start:], "?#"); i >= 0 {
+	if i := indexOf(s[start:], "?#"); i >= 0 {
 		end = start + i
 	}
 	if strings.IndexByte(s[start:end], ';') < 0 {
@@ -198,32 +212,46 @@ func redactQuery(s string) string {
 	if i := strings.IndexByte(s[q:], '#'); i >= 0 {
 		end = q + i
 	}
-	var b strings.Builder
-	b.WriteString(s[:q+1])
-	b.WriteString(redactParams(s[q+1 : end]))
-	b.WriteString(s[end:])
-	return b.String()
+	params := redactParams(s[q+1 : end])
+	if params == s[q+1:end] {
+		return s
+	}
+	return s[:q+1] + params + s[end:]
 }
 
 // redactParams hides the secret values in "a=1&token=x;b=2".
 func redactParams(q string) string {
 	var b strings.Builder
-	for len(q) > 0 {
-		i := strings.IndexAny(q, "&;")
-		part, sep := q, ""
-		if i >= 0 {
-			part, sep, q = q[:i], q[i:i+1], q[i+1:]
-		} else {
-			q = ""
+	done := 0 // q[:done] is in b
+	for start := 0; start < len(q); {
+		end := len(q)
+		if i := indexOf(q[start:], "&;"); i >= 0 {
+			end = start + i
 		}
-		name, _, hasValue := strings.Cut(part, "=")
-		if hasValue && isSecretName(unescapeName(name)) {
-			part = name + "=" + Placeholder
+		if name, _, hasValue := strings.Cut(q[start:end], "="); hasValue && isSecretName(unescapeName(name)) {
+			b.WriteString(q[done : start+len(name)+1])
+			b.WriteString(Placeholder)
+			done = end
 		}
-		b.WriteString(part)
-		b.WriteString(sep)
+		start = end + 1
 	}
+	if done == 0 {
+		return q
+	}
+	b.WriteString(q[done:])
 	return b.String()
+}
+
+// indexOf is strings.IndexAny for two or three ASCII bytes, without the
+// set IndexAny builds at every call.
+func indexOf(s, chars string) int {
+	a, b, c := chars[0], chars[1], chars[len(chars)-1]
+	for i := 0; i < len(s); i++ {
+		if x := s[i]; x == a || x == b || x == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func unescapeName(n string) string {
@@ -318,15 +346,38 @@ var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(
 // without any of them is returned as is.
 func Text(s string) string { return text(s, true) }
 
-// text is Text; with pairs false, "Name: value" and JSON keys are left as
-// they are (Message).
-func text(s string, pairs bool) string {
-	if strings.Contains(s, "://") {
-		s = urlToken.get().ReplaceAllStringFunc(s, URL)
-	}
+// textRegexp is text by the regexps, applied in turn to the whole of s:
+// the reference the line-by-line scanners of text.go are held to
+// (FuzzTextScanners), and the way text goes for text holding a PEM private
+// key, whose body spans lines.
+func textRegexp(s string, pairs bool) string {
+	s = urlsRegexp(s)
 	if strings.Contains(s, "PRIVATE KEY-----") {
 		s = privateKey.get().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
 	}
+	s = wordsRegexp(s)
+	if !mayNameSecret(s) {
+		// What is left hides values by their names: text that names no
+		// secret (most lines of a command's output) skips the regexps.
+		return s
+	}
+	if pairs && strings.IndexByte(s, ':') >= 0 && strings.IndexByte(s, '\n') >= 0 {
+		s = yamlBlocks(s)
+	}
+	return pairsRegexp(s, pairs)
+}
+
+// urlsRegexp hides the secrets of every URL in s (URL).
+func urlsRegexp(s string) string {
+	if strings.Contains(s, "://") {
+		s = urlToken.get().ReplaceAllStringFunc(s, URL)
+	}
+	return s
+}
+
+// wordsRegexp hides the secrets that text gives by their shape: Bearer and
+// Basic credentials, AWS access key IDs, GitHub tokens, "token S".
+func wordsRegexp(s string) string {
 	if mayHoldCredential(s) {
 		s = credential.get().ReplaceAllString(s, "${1}${2}"+Placeholder)
 	}
@@ -345,14 +396,13 @@ func text(s string, pairs bool) string {
 			return sub[1] + sub[2] + Placeholder
 		})
 	}
-	if !mayNameSecret(s) {
-		// What is left hides values by their names: text that names no
-		// secret (most lines of a command's output) skips the regexps.
-		return s
-	}
-	if pairs && strings.IndexByte(s, ':') >= 0 && strings.IndexByte(s, '\n') >= 0 {
-		s = yamlBlocks(s)
-	}
+	return s
+}
+
+// pairsRegexp hides the values of secret names on the lines of s:
+// "Name: value" headers, JSON keys and JSON keys escaped once more (when
+// pairs), NAME=VALUE and NAME = VALUE.
+func pairsRegexp(s string, pairs bool) string {
 	if pairs && strings.IndexByte(s, ':') >= 0 {
 		s = headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
 			sub := headerLine.get().FindStringSubmatch(m)
@@ -370,20 +420,27 @@ func text(s string, pairs bool) string {
 				return sub[1] + sub[2] + maskValue(sub[3])
 			})
 		}
-		if strings.Contains(s, `\"`) {
-			s = escapedJSONKey.get().ReplaceAllStringFunc(s, func(m string) string {
-				sub := escapedJSONKey.get().FindStringSubmatch(m)
-				if !isSecretName(sub[1][2 : len(sub[1])-2]) {
-					return m
-				}
-				return sub[1] + sub[2] + `\"` + Placeholder + `\"`
-			})
-		}
+		s = escapedJSONKeys(s)
 	}
 	if strings.IndexByte(s, '=') >= 0 {
 		s = assignments(s)
 	}
 	return s
+}
+
+// escapedJSONKeys hides the values of secret JSON keys escaped once more
+// (escapedJSONKey).
+func escapedJSONKeys(s string) string {
+	if !strings.Contains(s, `\"`) {
+		return s
+	}
+	return escapedJSONKey.get().ReplaceAllStringFunc(s, func(m string) string {
+		sub := escapedJSONKey.get().FindStringSubmatch(m)
+		if !isSecretName(sub[1][2 : len(sub[1])-2]) {
+			return m
+		}
+		return sub[1] + sub[2] + `\"` + Placeholder + `\"`
+	})
 }
 
 // mayNameSecret reports whether s, lowercased, holds a secret word or

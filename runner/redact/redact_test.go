@@ -132,7 +132,7 @@ func TestRedactArgv(t *testing.T) {
 }
 
 func TestSecretNames(t *testing.T) {
-	for _, n := range []string{"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+	for _, n := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
 		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}

@@ -48,7 +48,8 @@ type Plan struct {
 	Log    Log
 	// Warnings are the lines the log starts with, written even with -q:
 	// --insecure's, then deprecated JMESPath syntax read anyway (a bare
-	// word in backquotes), one each, naming the flag or waiter.
+	// word in backquotes), one each, naming the flag or waiter, then a
+	// Redis store's password given in argv, naming the flag.
 	Warnings []string
 	// State is where --state keeps the sequence; nil without --state.
 	State *StateStore
@@ -159,7 +160,7 @@ func Build(c Command) (_ *Plan, err error) {
 		}
 	}
 
-	chain, err := o.chain(waiter)
+	chain, err := o.chain(waiter, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -171,9 +172,6 @@ func Build(c Command) (_ *Plan, err error) {
 		if p.Query, err = jmes.NewQuery(out.query); err != nil {
 			return nil, exit.Usagef("--query: %q: %v", out.query, err)
 		}
-	}
-	if o.Net.Insecure && kind == acceptor.HTTPAttempt { // a security warning
-		p.Warnings = append(p.Warnings, "--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
 	}
 	for _, w := range jmesWarnings(chain, p.Query) {
 		p.Warnings = append(p.Warnings, "warning: "+w)
@@ -188,6 +186,12 @@ func Build(c Command) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.Close = bud.close
+	if p.State != nil && p.State.Warning != "" {
+		p.Warnings = append(p.Warnings, p.State.Warning)
+	}
+	if bud.warning != "" {
+		p.Warnings = append(p.Warnings, bud.warning)
+	}
 
 	p.MaxTime = maxTime
 	p.Strategy = &runner.Strategy{
@@ -212,9 +216,16 @@ func Build(c Command) (_ *Plan, err error) {
 		Sleep: o.IO.BudgetSleep(),
 	}
 	if o.Output.Report != "" {
-		p.Strategy.KeepTail = output.ReportTail // the report shows each attempt's tails
+		p.Strategy.KeepTail = output.ReportTail + 1 // the report shows each attempt's tails, and whether they start a line
 	}
 	p.Kind = kind
+	if o.wait && kind == acceptor.CommandAttempt && o.Process.KillAfter > 0 {
+		// A wait's --max-time includes the stop's grace, as an SDK
+		// waiter's deadline does: a poll that ignores SIGTERM is killed by
+		// the deadline, not --kill-after past it. run's deadline stops an
+		// attempt as timeout(1) does: SIGTERM then, the grace after.
+		p.Strategy.StopGrace = o.Process.KillAfter
+	}
 	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil), out.live); err != nil {
 		return nil, err
 	}
@@ -224,7 +235,7 @@ func Build(c Command) (_ *Plan, err error) {
 		p.Log.ShowRetried = p.Final
 	}
 	if p.State != nil {
-		p.State.Identity, p.State.LockTTL = identity(o, p), lockTTL(o, p)
+		p.State.Identity, p.State.LockTTL, p.State.KillAfter = identity(o, p), lockTTL(o, p), o.Process.KillAfter
 	}
 	if err := o.onRetry(p); err != nil {
 		return nil, err
@@ -234,6 +245,9 @@ func Build(c Command) (_ *Plan, err error) {
 		if err := writepolicy.Check(o.Output.Report); err != nil {
 			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
 		}
+	}
+	if err := o.checkFiles(p.State, bud.file); err != nil {
+		return nil, err
 	}
 	if o.Output.LogFile != "" {
 		// Last: a command line refused for another reason leaves the file

@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
@@ -33,14 +33,11 @@ func identity(o *Options, p *Plan) string {
 // TestIdentityIsStable holds the hashes of earlier releases.
 func identityJSON(o *Options, p *Plan) []byte {
 	id := map[string]any{"subcommand": p.Name()}
-	switch p.Kind {
-	case acceptor.CommandAttempt:
-		id["argv"] = p.Describe
-	case acceptor.HTTPAttempt:
-		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
-			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
-	case acceptor.TCPAttempt:
-		id["tcp"] = o.Net.TCP
+	row := sources.Of(p.Kind)
+	if s := o.sourceOf(p.Kind); s != nil {
+		id[row.Key] = s.Identity(o.sourceContext(row))
+	} else {
+		id[row.Key] = p.Describe // the command: argv
 	}
 	acc := make([]string, len(o.Accept.List.specs))
 	for i, s := range o.Accept.List.specs {

@@ -36,8 +36,10 @@ type Options struct {
 	Waiter  Waiter
 	Output  Output
 	Process Process
-	Net     Net
-	CI      string // --ci: auto, github, gitlab or none
+	// sourceOpts are the options of the sources a flag chooses (--url,
+	// --tcp): one per row of sources.Table but the command's.
+	sourceOpts []sourceOptions
+	CI         string // --ci: auto, github, gitlab or none
 	// CIRetryAnnotation and CIFailureAnnotation are the GitHub annotation
 	// of a retried attempt (warning or none) and of a run that does not
 	// succeed (error or warning).
@@ -127,19 +129,6 @@ type Process struct {
 	SuperviseEarly bool
 	KillAfter      time.Duration
 	OnRetry        string
-}
-
-// Net is an attempt that is an HTTP call (--url) or a TCP connect (--tcp).
-type Net struct {
-	URL            string
-	Method         string
-	Headers        []string
-	Data           string
-	CACert         string
-	Insecure       bool
-	Idempotent     bool
-	IdempotencyKey string
-	TCP            string
 }
 
 // RunOptions are `retry run`'s: the shared core and --stdout.
@@ -232,6 +221,7 @@ func core(io *iostreams.IOStreams) Options {
 		CIRetryAnnotation:   "warning",
 		CIFailureAnnotation: "error",
 		IO:                  io,
+		sourceOpts:          newSourceOptions(),
 		set:                 map[string]bool{},
 		fromEnv:             map[string]bool{},
 	}
@@ -255,7 +245,7 @@ func (o *WaitOptions) stdout() stdout {
 // flags.
 func (o *RunOptions) Register(fs *pflag.FlagSet) {
 	o.register(fs, "no log lines", func() {
-		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
+		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's, held until it ends (default: live on a terminal). A command whose output never ends (tail -f, yes) needs live when piped; a reader that goes away stops a held attempt at its first byte (exit 141)")
 	})
 }
 
@@ -298,7 +288,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.VarP(countValue{&o.Budget.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
 	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout). Without it a --tcp connect has 10s and a --url call 60s until its response headers")
-	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group; run: also after --max-time, which a run can pass by that much; wait: out of --max-time, which a wait never passes")
 	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` (or redis://…/KEY, shared by machines) across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
@@ -327,9 +317,9 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	own()
 	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, quiet)
 	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
-	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event (a line of repeated output included: every line parses)")
 	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
-	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE` (not the --log-file, --state or stdin file)")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 	fs.Var(enumValue{&o.CIRetryAnnotation, []string{"warning", "none"}}, "ci-retry-annotation", "GitHub: a retried attempt is a warning annotation, or none (its log line only)")
@@ -340,15 +330,9 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
 	fs.BoolVar(&o.Process.SuperviseEarly, "supervise-early", false, "Linux: start the supervisor that ends the attempts' processes when retry is killed (SIGKILL) before the first attempt, not after 50ms of one")
 
-	fs.StringVar(&o.Net.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
-	fs.StringVar(&o.Net.URL, "url", "", "make an HTTP call to `URL` instead of running a command")
-	fs.StringVarP(&o.Net.Method, "request", "X", "", "HTTP `METHOD` (default GET, or POST with --data)")
-	fs.VarP(stringsValue{&o.Net.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")
-	fs.StringVar(&o.Net.Data, "data", "", "HTTP request body `DATA`, or @FILE; sent identically on every attempt")
-	fs.StringVar(&o.Net.CACert, "cacert", "", "PEM `FILE` of certificate authorities to trust for HTTPS")
-	fs.BoolVar(&o.Net.Insecure, "insecure", false, "do not verify the server's TLS certificate (warns)")
-	fs.BoolVar(&o.Net.Idempotent, "idempotent", false, "retry non-idempotent methods (POST, PATCH) even when the request may have been sent")
-	fs.StringVar(&o.Net.IdempotencyKey, "idempotency-key", "", "send Idempotency-Key: `KEY` (auto: a random one) on every attempt")
+	for _, s := range o.sourceOpts {
+		s.opts.Register(fs)
+	}
 }
 
 // ciModes are the words --ci (RETRY_CI) accepts.
