@@ -256,6 +256,23 @@ case_ sinks "rm -rf st10 ran; RETRY_STATE_DIR=\$PWD/st10 $R run -q --scope api -
 case_ sinks "rm -f ran; echo input > in10.txt; $R run -n 1 --report /dev/stdin -- touch ran < in10.txt; [ \$? -eq 125 ] && [ ! -e ran ] && [ \"\$(cat in10.txt)\" = input ]"
 case_ sinks "rm -f ran; $R run -n 1 --report '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
 case_ sinks "rm -f ran; $R run -n 1 --log-file '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
+# no --report replaces a FIFO or a device that another writer swaps in for the file
+# (renameat2 RENAME_EXCHANGE in a loop; python3's ctypes); a kill -9 during --report
+# leaves nothing once the next --report to that path ran
+if command -v python3 >/dev/null; then
+  cat > racer.py <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+while True:
+    libc.renameat2(-100, a, -100, b, 2)
+PY
+  specials="fifo"; [ "$(id -u)" = 0 ] && specials="fifo dev"
+  for sp in $specials; do
+    case_ sinks "rm -rf race; mkdir race; echo x > race/r.json; if [ $sp = fifo ]; then mkfifo race/sp; else mknod race/sp c 1 3; fi; python3 racer.py race/r.json race/sp & rp=\$!; for i in \$(seq 40); do timeout -s INT 0.5 $R run -q -n 1 --report race/r.json -- true 2>/dev/null; done; kill \$rp; wait \$rp; n=0; for f in race/r.json race/sp; do [ -p \$f ] || [ -c \$f ] && n=\$((n+1)); done; [ \$n -eq 1 ] && [ \$(ls -A race | wc -l) -eq 2 ]"
+  done
+fi
+case_ sinks "rm -rf k9r; mkdir k9r; for i in \$(seq 40); do $R run -q -n 1 --report k9r/r.json -- true & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; $R run -q -n 1 --report k9r/r.json -- true; [ \$(ls -A k9r | grep -c tmp) -eq 0 ]"
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
