@@ -283,7 +283,7 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if p == nil {
 		ts.Fatalf("no process %s", args[0])
 	}
-	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1}
+	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "STOP": syscall.SIGSTOP, "CONT": syscall.SIGCONT}
 	sig, ok := sigs[args[1]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[1])
