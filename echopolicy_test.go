@@ -27,14 +27,16 @@ const echoPkg = module + "/cmd/internal/echo"
 // file and function: retry's own markup, numbers and fixed words, never
 // what an attempt said. A new one is a deliberate change: list it here.
 var rawUses = map[string]string{
-	"cmd/internal/sinks/ci.go:Finish":        "the $GITHUB_OUTPUT heredoc: counts, the exit status and the outcome's word between random delimiters",
-	"cmd/root.go:newCmdRoot":                 "the help text, retry's own",
-	"cmd/internal/sinks/retried.go:jsonLine": "a JSON line of retried output: its text is what an echo.Writer wrote, redacted already; numbers and fixed words besides",
+	"cmd/internal/sinks/ci.go:Finish":            "the $GITHUB_OUTPUT heredoc: counts, the exit status and the outcome's word between random delimiters",
+	"cmd/root.go:newCmdRoot":                     "the help text, retry's own",
+	"cmd/internal/sinks/retried.go:jsonLine":     "a JSON line of retried output: its text is what an echo.Writer wrote, redacted already; numbers and fixed words besides",
+	"cmd/internal/plan/help.go:writeGroupedHelp": "run's and wait's help text, retry's own",
+	"cmd/internal/plan/waiters.go:listWaiters":   "--list-waiters: the waiters' names, of the built-in models or of the user's model file",
 }
 
 // The echo policy is a type, not a convention (cli/cli's model: the safe
-// path is the default, the raw one greppable). What cmd and the sinks
-// write on a stream or into a file (fmt.Fprint*, io.WriteString, a
+// path is the default, the raw one greppable). What cmd, the sinks and
+// the plan write on a stream or into a file (fmt.Fprint*, io.WriteString, a
 // Write([]byte) on an io.Writer, writepolicy.Append/Replace) is, argument
 // by argument: a constant, a number, an echo.Untrusted (fmt's %s and %v
 // call its String, redacted), what one of echo's functions returns (a
@@ -59,9 +61,9 @@ func TestEchoIsRedacted(t *testing.T) {
 		})
 	}
 
-	exports := exportData(t, "./cmd", "./cmd/internal/sinks")
+	exports := exportData(t, "./cmd", "./cmd/internal/sinks", "./cmd/internal/plan")
 	seenRaw := map[string]bool{}
-	for _, dir := range []string{"cmd", "cmd/internal/sinks"} {
+	for _, dir := range []string{"cmd", "cmd/internal/sinks", "cmd/internal/plan"} {
 		fset, files, info := typeCheck(t, dir, exports)
 		for _, f := range files {
 			path := filepath.ToSlash(fset.File(f.Pos()).Name())

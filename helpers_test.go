@@ -226,6 +226,7 @@ type bgProc struct {
 	stdout, stderr lockedBuffer
 	done           chan struct{}
 	err            error
+	ended          time.Time // when it ended (set before done is closed)
 }
 
 // lockedBuffer is a buffer that a process writes while a script reads it.
@@ -261,7 +262,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	ts.Check(p.cmd.Start())
 	bgProcs(ts)[args[0]] = p
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.cmd.Wait(); p.ended = time.Now(); close(p.done) }()
 	ts.Defer(func() {
 		select {
 		case <-p.done:
@@ -283,7 +284,7 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if p == nil {
 		ts.Fatalf("no process %s", args[0])
 	}
-	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1}
+	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "STOP": syscall.SIGSTOP, "CONT": syscall.SIGCONT}
 	sig, ok := sigs[args[1]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[1])

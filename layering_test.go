@@ -66,7 +66,7 @@ var imports = map[string][]string{
 	// The plan: options, validation and the run built from them. It knows
 	// no sink.
 	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/waitermodel", "acceptor/waiters", "backoff", "bucket", "bucket/file", "bucket/redis",
-		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/sources", "cmd/internal/writepolicy", "cmd/version",
+		"cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/sources", "cmd/internal/writepolicy", "cmd/version",
 		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.

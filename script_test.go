@@ -56,6 +56,9 @@ func TestScripts(t *testing.T) {
 			if cond == "race" {
 				return raceEnabled, nil
 			}
+			if cond == "kubecluster" {
+				return kubeClusterCondition()
+			}
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
 			}

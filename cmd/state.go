@@ -14,6 +14,7 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/durable"
 	"github.com/retry-dev/retry/runner/durable/redisstore"
 )
@@ -176,7 +177,16 @@ func stateExits(p *plan.Plan) durable.Exits {
 // its missing directories), or the Redis key.
 func openState(p *plan.Plan) (durable.Store, error) {
 	if k := p.State.Key; k != nil {
-		return redisstore.Lock(k, redisstore.Options{TTL: p.State.LockTTL})
+		// The lease: the attempt's processes are gone by the time the
+		// lock expires, even when retry is stopped (SIGSTOP) or cannot
+		// renew it — the supervisor, a process of its own, ends them.
+		return redisstore.Lock(k, redisstore.Options{TTL: p.State.LockTTL, Renewed: p.State.Lease, KillAfter: p.State.KillAfter, Lease: func(end time.Time) {
+			if end.IsZero() {
+				command.FenceRun(0)
+				return
+			}
+			command.FenceRun(max(time.Until(end), time.Nanosecond))
+		}})
 	}
 	return durable.Lock(p.State.Name) // a file's name is its path
 }
@@ -234,9 +244,13 @@ func durableEnd(p *plan.Plan, out *runner.Outcome) (durable.End, string) {
 func stateError(name string, log sinks.Log, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
+	var fenced *redisstore.FencedError
 	switch un, lost := unrecorded(err); {
 	case errors.Is(err, durable.ErrBusy):
 		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", name)})
+		return &notRun{}
+	case errors.As(err, &fenced):
+		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: %v; nothing run: it counts as unfinished once that has passed", name, err)})
 		return &notRun{}
 	case un || lost:
 		log.Event(sinks.StateEvent{Retry: "unreachable", Message: fmt.Sprintf("--state %s: %v; nothing run: the next invocation tries again", name, err)})

@@ -235,7 +235,7 @@ func Build(c Command) (_ *Plan, err error) {
 		p.Log.ShowRetried = p.Final
 	}
 	if p.State != nil {
-		p.State.Identity, p.State.LockTTL = identity(o, p), lockTTL(o, p)
+		p.State.Identity, p.State.LockTTL, p.State.KillAfter = identity(o, p), lockTTL(o, p), o.Process.KillAfter
 	}
 	if err := o.onRetry(p); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/spf13/cobra"
@@ -139,7 +140,7 @@ func writeGroupedHelp(w io.Writer, c *cobra.Command) {
 	b.WriteString(exit.Help[1:])
 	// Cobra's help function returns no error: a help that cannot be
 	// written (a closed stdout) has nowhere else to go.
-	_, _ = io.WriteString(w, WrapHelp(b.String(), HelpWidth(w)))
+	_, _ = io.WriteString(w, string(echo.Raw(WrapHelp(b.String(), HelpWidth(w))))) // retry's own text
 }
 
 // groupUsages formats the flags of fs named in names, in that order.

@@ -182,14 +182,6 @@ func NewRun(io *iostreams.IOStreams) Command { return newRun(io) }
 // NewWait returns wait's options with their defaults.
 func NewWait(io *iostreams.IOStreams) Command { return newWait(io) }
 
-// newCommand returns wait's options (wait true) or run's.
-func newCommand(wait bool, io *iostreams.IOStreams) Command {
-	if wait {
-		return newWait(io)
-	}
-	return newRun(io)
-}
-
 func newRun(io *iostreams.IOStreams) *RunOptions {
 	o := &RunOptions{Options: core(io)}
 	o.defaultDelay = o.Delay

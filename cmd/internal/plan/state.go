@@ -23,6 +23,12 @@ type StateStore struct {
 	Identity string
 	// lockTTL is the expiry of a Redis key's lock (lockTTL).
 	LockTTL time.Duration
+	// KillAfter is --kill-after: the fence of a Redis key's lock outlasts
+	// the lock by it.
+	KillAfter time.Duration
+	// Lease is the renewed lock of an attempt without a bound
+	// (RETRY_REDIS_LEASE; 0: redisstore.DefaultLockTTL).
+	Lease time.Duration
 }
 
 // stateStore parses --state: a value with "://" is a Redis URL, read as
@@ -43,11 +49,23 @@ func (o *Options) stateStore() (*StateStore, error) {
 		return nil, exit.Usagef("%s: %v", o.flagName("state"), err)
 	}
 	st := &StateStore{Name: k.String(), Key: k}
+	if v := o.IO.Env(LeaseEnv); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 100*time.Millisecond {
+			return nil, exit.Usagef("%s: %q: want a duration of 100ms or more (1m, 30s) for the lease of an attempt without a bound", LeaseEnv, v)
+		}
+		st.Lease = d
+	}
 	if !o.fromEnv["state"] {
 		st.Warning = k.Store.ArgvWarning("--state")
 	}
 	return st, nil
 }
+
+// LeaseEnv names the lease of a Redis state lock whose attempt has no
+// bound (no --attempt-timeout, no --max-time): renewed every third of it,
+// and the attempt ended when it cannot be renewed before it runs out.
+const LeaseEnv = "RETRY_REDIS_LEASE"
 
 // lockMargin is what a Redis state lock outlasts the attempt by: the
 // store's calls before and after it, and writing the final output.
