@@ -273,6 +273,11 @@ PY
   done
 fi
 case_ sinks "rm -rf k9r; mkdir k9r; for i in \$(seq 40); do $R run -q -n 1 --report k9r/r.json -- true & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; $R run -q -n 1 --report k9r/r.json -- true; [ \$(ls -A k9r | grep -c tmp) -eq 0 ]"
+# tests name no file of the machine's as a write target: as root, a null device of our own
+# takes --report and --log-file and stays the same device (the machine's /dev/null untouched)
+if [ "$(id -u)" = 0 ] && mknod "$W/null17" c 1 3 2>/dev/null; then
+  case_ sinks "i=\$(stat -c %i null17); $R run -n 2 -d 0 --report null17 --log-file null17 -- sh -c '[ -e o17 ] || { touch o17; exit 1; }' && [ -c null17 ] && [ \$(stat -c %i null17) = \$i ]"
+fi
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
