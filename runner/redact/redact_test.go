@@ -257,6 +257,10 @@ func TestRedactTextShapes(t *testing.T) {
 		{"token: >-\n  S3\nnext: 1", "token: REDACTED\n  REDACTED\nnext: 1"},
 		{"- secret:\n    S4\n", "- secret:\n    REDACTED\n"},
 		{"credentials:\n  user: a\n  password: S5\n", "credentials:\n  user: a\n  password: REDACTED\n"},
+		{"password: 'S6'\nsecret: \"S7\" # note\nuser: \"u\"\n", "password: 'REDACTED'\nsecret: \"REDACTED\" # note\nuser: \"u\"\n"},
+		{"tokens:\n  - S8\n  - S9\nnext: 1\n", "tokens:\n  - REDACTED\n  - REDACTED\nnext: 1\n"},
+		{"tokens:\n- S8\n- S9\nnext: 1\n", "tokens:\n- REDACTED\n- REDACTED\nnext: 1\n"},
+		{"secrets:\n  - name: a\n    value: b\n", "secrets:\n  - name: a\n    value: b\n"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {
