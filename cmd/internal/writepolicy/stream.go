@@ -8,8 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // writeThrough opens t as it is and writes data to it.
@@ -113,7 +111,7 @@ func openThrough(t target, buffered bool) (*Stream, error) {
 		// O_APPEND: a regular file behind /dev/fd/N is the caller's, opened
 		// by them (3>>FILE, or 3>FILE already truncated); the write goes
 		// after what is in it, not over it. A device ignores it.
-		f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_APPEND|unix.O_NOCTTY, 0)
+		f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_APPEND|oNoCTTY, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -124,13 +122,13 @@ func openThrough(t target, buffered bool) (*Stream, error) {
 	// O_NONBLOCK: ENXIO at once when no reader has the FIFO open. The file
 	// is pollable, so a write the reader does not take can be given a
 	// deadline (Abort).
-	f, err := os.OpenFile(t.path, os.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	f, err := os.OpenFile(t.path, os.O_WRONLY|oNonBlock|oNoCTTY, 0)
 	if err == nil {
 		s.file.Store(f)
 		close(s.ready)
 		return s, nil
 	}
-	if !errors.Is(err, unix.ENXIO) {
+	if !errors.Is(err, errNoReader) {
 		return nil, err
 	}
 	go s.openLater()
@@ -143,7 +141,7 @@ func (s *Stream) openLater() {
 	// Blocks until a reader opens the FIFO. (The file is pollable all the
 	// same: os.OpenFile makes every file it opens non-blocking where the
 	// poller takes it, a FIFO included.)
-	f, err := os.OpenFile(s.path, os.O_WRONLY|unix.O_NOCTTY, 0)
+	f, err := os.OpenFile(s.path, os.O_WRONLY|oNoCTTY, 0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer close(s.ready) // under mu: a write sees the file, or holds its bytes for here
@@ -231,7 +229,7 @@ func (s *Stream) Abort() {
 		case <-s.ready:
 		default:
 			// Release the goroutine blocked opening the FIFO.
-			if r, err := os.OpenFile(s.path, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
+			if r, err := os.OpenFile(s.path, os.O_RDONLY|oNonBlock, 0); err == nil {
 				<-s.ready
 				r.Close()
 			}
@@ -261,7 +259,7 @@ func (s *Stream) Close() error {
 	default:
 		// A reader that came just now (its open and the background one
 		// not through yet) still gets what was held.
-		if f, err := os.OpenFile(s.path, os.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0); err == nil {
+		if f, err := os.OpenFile(s.path, os.O_WRONLY|oNonBlock|oNoCTTY, 0); err == nil {
 			s.mu.Lock()
 			if len(s.pending) > 0 && s.err == nil {
 				if _, err := f.Write(s.pending); err != nil {

@@ -34,8 +34,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // kind is how a path is written.
@@ -63,7 +61,7 @@ func resolve(path string) (target, error) {
 	if path == "" {
 		return target{}, errors.New("empty path")
 	}
-	if isFDPath(path) {
+	if isFDPath(path) || isDevicePath(path) {
 		return throughTarget(path)
 	}
 	p := path
@@ -99,7 +97,7 @@ func resolve(path string) (target, error) {
 			return throughTarget(path)
 		}
 	}
-	return target{}, &fs.PathError{Op: "open", Path: path, Err: unix.ELOOP}
+	return target{}, &fs.PathError{Op: "open", Path: path, Err: errLoop}
 }
 
 // throughTarget is a path written through; what it leads to (followed by
@@ -148,7 +146,7 @@ func Check(path string) error {
 		return err
 	}
 	if t.kind == through {
-		if err := unix.Access(t.path, unix.W_OK); err != nil {
+		if err := writable(t.path); err != nil {
 			return &fs.PathError{Op: "open", Path: t.path, Err: err}
 		}
 		return nil
