@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,23 +132,31 @@ func ioReadFull(f *os.File, b []byte) (int, error) {
 	return got, nil
 }
 
-// cmdStatus is `status N [-stdin FILE] PROG ARGS...`: it runs PROG and fails
-// unless it exits with status N exactly. Its stdout and stderr become the
-// script's.
+// cmdStatus is `status N [-stdin FILE | -stdinfile FILE] PROG ARGS...`: it
+// runs PROG and fails unless it exits with status N exactly. Its stdout and
+// stderr become the script's. -stdin feeds FILE's content through a pipe;
+// -stdinfile gives FILE itself as stdin (as `< FILE` does).
 func cmdStatus(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
-		ts.Fatalf("usage: status N [-stdin FILE] PROG [ARGS...]")
+		ts.Fatalf("usage: status N [-stdin FILE | -stdinfile FILE] PROG [ARGS...]")
 	}
 	want, err := strconv.Atoi(args[0])
 	ts.Check(err)
 	args = args[1:]
-	var stdin []byte
-	if args[0] == "-stdin" {
-		stdin = []byte(ts.ReadFile(args[1]))
+	var stdin io.Reader = bytes.NewReader(nil)
+	switch args[0] {
+	case "-stdin":
+		stdin = bytes.NewReader([]byte(ts.ReadFile(args[1])))
+		args = args[2:]
+	case "-stdinfile":
+		f, err := os.Open(ts.MkAbs(args[1]))
+		ts.Check(err)
+		defer f.Close()
+		stdin = f
 		args = args[2:]
 	}
 	c := scriptCommand(ts, args)
-	c.Stdin = bytes.NewReader(stdin)
+	c.Stdin = stdin
 	c.Stdout, c.Stderr = ts.Stdout(), ts.Stderr()
 	err = c.Run()
 	got := 0
@@ -219,6 +228,7 @@ type bgProc struct {
 	stdout, stderr lockedBuffer
 	done           chan struct{}
 	err            error
+	ended          time.Time // when it ended (set before done is closed)
 }
 
 // lockedBuffer is a buffer that a process writes while a script reads it.
@@ -254,7 +264,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	ts.Check(p.cmd.Start())
 	bgProcs(ts)[args[0]] = p
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.cmd.Wait(); p.ended = time.Now(); close(p.done) }()
 	ts.Defer(func() {
 		select {
 		case <-p.done:
@@ -276,7 +286,7 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if p == nil {
 		ts.Fatalf("no process %s", args[0])
 	}
-	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1}
+	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "STOP": syscall.SIGSTOP, "CONT": syscall.SIGCONT}
 	sig, ok := sigs[args[1]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[1])

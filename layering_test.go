@@ -49,26 +49,32 @@ var imports = map[string][]string{
 	// The presentation layer. cmd wires cobra to the options and maps
 	// outcomes to exit statuses; what it calls lives in its subpackages.
 	"cmd": {"acceptor", "acceptor/botocore", "bucket",
-		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks",
+		"cmd/completion", "cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sinks", "cmd/internal/sources",
 		"cmd/scope", "cmd/state", "cmd/version",
-		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output"},
 	// Leaves of the presentation layer: exit statuses, the streams and
 	// environment a command sees, how things are said to people, and the
 	// splitting of a command string.
-	"cmd/internal/exit":       {"runner/output"}, // runner/output: a test builds a broken stream
-	"cmd/internal/iostreams":  {"runner/command"},
-	"cmd/internal/human":      {"acceptor", "runner"},
+	"cmd/internal/exit":      {"runner/output"}, // runner/output: a test builds a broken stream
+	"cmd/internal/iostreams": {"runner/command"},
+	"cmd/internal/human":     {"acceptor", "cmd/internal/sources", "runner"},
+	// The kinds of attempt as values: one row per source, which the plan,
+	// human, the sinks and completion read. A new source is a package
+	// under runner/ and a row here.
+	"cmd/internal/sources":    {"acceptor", "cmd/version", "runner", "runner/redact", "runner/request", "runner/tcp"},
 	"cmd/internal/shellwords": nil,
 	// The plan: options, validation and the run built from them. It knows
 	// no sink.
 	"cmd/internal/plan": {"acceptor", "acceptor/botocore", "acceptor/jmes", "acceptor/waitermodel", "acceptor/waiters", "backoff", "bucket", "bucket/file", "bucket/redis",
-		"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/writepolicy", "cmd/version",
-		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact", "runner/request", "runner/tcp"},
+		"cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "cmd/internal/shellwords", "cmd/internal/sources", "cmd/internal/writepolicy", "cmd/version",
+		"runner", "runner/command", "runner/durable", "runner/durable/redisstore", "runner/output", "runner/redact"},
 	// The sinks of the runner's events. They know neither the plan nor
 	// its options.
-	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/writepolicy", "runner", "runner/command", "runner/output", "runner/redact", "runner/request"},
+	// What they write that may repeat an attempt goes through the echo
+	// policy's types, never runner/redact directly.
+	"cmd/internal/sinks": {"acceptor", "bucket", "cmd/internal/echo", "cmd/internal/human", "cmd/internal/sources", "cmd/internal/writepolicy", "runner", "runner/command", "runner/output", "runner/request"},
 	// The subcommands other than run and wait, and the flags' completions.
-	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan"},
+	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sources"},
 	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
 	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},

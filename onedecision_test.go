@@ -175,3 +175,140 @@ func TestPlanBuiltOnce(t *testing.T) {
 		})
 	}
 }
+
+// cmd sees only the plan: run's and wait's options (plan.Options, the core
+// they share, and RunOptions and WaitOptions over it) reach cmd as a
+// plan.Command, an interface that registers their flags and builds the
+// plan, so no code outside cmd/internal/plan can read a raw option beside
+// the plan. It fails when a file of the presentation layer names an
+// options type, or when the plan package hands its options out: an
+// exported function, method or interface method whose results include one.
+func TestCmdSeesOnlyThePlan(t *testing.T) {
+	files := sourceFiles(t)
+	// The options types: Options and every struct that embeds it.
+	options := map[string]bool{}
+	for path, f := range files {
+		if filepath.Dir(path) != "cmd/internal/plan" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			if ts.Name.Name == "Options" {
+				options[ts.Name.Name] = true
+			}
+			for _, fd := range st.Fields.List {
+				if id, ok := fd.Type.(*ast.Ident); ok && len(fd.Names) == 0 && id.Name == "Options" {
+					options[ts.Name.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	if !options["Options"] || len(options) < 3 {
+		t.Fatalf("options types found: %v; want plan.Options and run's and wait's over it", options)
+	}
+	isOptions := func(e ast.Expr) bool {
+		if s, ok := e.(*ast.StarExpr); ok {
+			e = s.X
+		}
+		id, ok := e.(*ast.Ident)
+		return ok && options[id.Name]
+	}
+	for path, f := range files {
+		if filepath.Dir(path) == "cmd/internal/plan" {
+			ast.Inspect(f, func(n ast.Node) bool {
+				var name *ast.Ident
+				var ft *ast.FuncType
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					name, ft = n.Name, n.Type
+				case *ast.Field: // an interface's method
+					if f, ok := n.Type.(*ast.FuncType); ok && len(n.Names) == 1 {
+						name, ft = n.Names[0], f
+					}
+				}
+				if name == nil || !name.IsExported() || ft.Results == nil {
+					return true
+				}
+				for _, r := range ft.Results.List {
+					if isOptions(r.Type) {
+						t.Errorf("%s: %s returns the options: hand cmd a plan.Command, and the plan built from it", path, name.Name)
+					}
+				}
+				return true
+			})
+			continue
+		}
+		if !strings.HasPrefix(path, "cmd/") {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "plan" && options[sel.Sel.Name] {
+					t.Errorf("%s: names plan.%s: cmd reads the plan (plan.Plan), never the options it was built from", path, sel.Sel.Name)
+				}
+			}
+			return true
+		})
+	}
+}
+
+// A source is a value: its kind is special-cased nowhere in the
+// presentation layer but its row of cmd/internal/sources (the command
+// aside: its processes and exit statuses are cmd's own job), and the
+// flags of the rows are named nowhere in the plan, cmd or completion,
+// which read them from the table. A new source is then a package under
+// runner/, its kind in acceptor/attempt.go and a row.
+func TestSourcesAreRows(t *testing.T) {
+	files := sourceFiles(t)
+	flags := map[string]bool{}
+	for path, f := range files {
+		if filepath.Dir(path) != "cmd/internal/sources" {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			kv, ok := n.(*ast.KeyValueExpr)
+			if !ok {
+				return true
+			}
+			if k, ok := kv.Key.(*ast.Ident); ok && (k.Name == "Flag" || k.Name == "Flags") {
+				ast.Inspect(kv.Value, func(n ast.Node) bool {
+					if l, ok := n.(*ast.BasicLit); ok && l.Kind == token.STRING {
+						flags[strings.Trim(l.Value, "\"")] = true
+					}
+					return true
+				})
+			}
+			return true
+		})
+	}
+	if !flags["url"] || !flags["tcp"] || !flags["data"] {
+		t.Fatalf("flags of the sources' rows found: %v; want --url's, --tcp's, --data's…", flags)
+	}
+	for path, f := range files {
+		if !strings.HasPrefix(path, "cmd/") || filepath.Dir(path) == "cmd/internal/sources" {
+			continue
+		}
+		readsFlags := filepath.Dir(path) == "cmd" || filepath.Dir(path) == "cmd/internal/plan" || filepath.Dir(path) == "cmd/completion"
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if x, ok := n.X.(*ast.Ident); ok && x.Name == "acceptor" && (n.Sel.Name == "HTTPAttempt" || n.Sel.Name == "TCPAttempt") {
+					t.Errorf("%s: special-cases acceptor.%s: say it in the source's row (cmd/internal/sources) and read the row", path, n.Sel.Name)
+				}
+			case *ast.BasicLit:
+				if n.Kind == token.STRING && readsFlags && flags[strings.Trim(n.Value, "\"")] {
+					t.Errorf("%s: names a source's flag %s: read it from the source's row (cmd/internal/sources)", path, n.Value)
+				}
+			}
+			return true
+		})
+	}
+}

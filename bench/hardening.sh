@@ -72,6 +72,9 @@ for shape in plain kids fanout ignore setsid doublefork nohup setpgid closedout 
   printf '%s\n' "$body" > k9_$n.sh
   case_ processes "$R run -n 3 -- sh k9_$n.sh & p=\$!; sleep 0.5; kill -9 \$p; wait \$p; alive '$m'"
 done
+# kill -9 of the supervisor (another one replaces it), then of retry
+mark
+case_ processes "$R run -n 3 --shell '$m & $m & wait' & p=\$!; sup=; for i in \$(seq 100); do sup=\$(pgrep -P \$p -f __retry-supervisor) && break; sleep 0.05; done; kill -9 \$sup; new=; for i in \$(seq 100); do new=\$(pgrep -P \$p -f __retry-supervisor | grep -vx \"\$sup\") && break; sleep 0.05; done; kill -9 \$p; wait \$p; [ -n \"\$new\" ] && alive '$m'"
 # second signal during the grace
 mark
 case_ processes "$R run -n 3 --kill-after 60s --shell \"trap 'echo got' TERM; $m & while :; do sleep 0.1; done\" & p=\$!; sleep 0.5; kill -TERM \$p; sleep 0.3; kill -TERM \$p; s=\$(date +%s); wait \$p; [ \$(( \$(date +%s) - s )) -lt 10 ] && alive '$m'"
@@ -205,9 +208,75 @@ case_ secrets "$R run -q -n 1 --state argv.json --report r.json -- sh -c 'exit 1
 case_ secrets "printf 'AKIAIOSFODNN7EXAMPLE\\nghp_a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2a1B2\\ntoken SEKRET10x\\npassword: |\\n  SEKRET10\\n' > shapes.txt; $R run -n 2 -d 0 --stdout final -- sh -c 'cat shapes.txt; exit 1' 2>err >/dev/null; ! grep -q -e SEKRET -e AKIAIOSF -e ghp_ err"
 case_ secrets "$R -v wait --log-format json -n 1 --success 'Credentials.SecretAccessKey=x' -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET11\"}}' 2>err >/dev/null; ! grep -q SEKRET err && grep -q '\"state\":\"success\"' err"
 case_ secrets "$R -v wait -n 1 --failure 'Credentials.SecretAccessKey==\`\"SEKRET12\"\`' --report r.json -- echo '{\"Credentials\":{\"SecretAccessKey\":\"SEKRET12\"}}' 2>err >/dev/null; ! grep -q SEKRET err r.json"
+# windows cut from an attempt's output start at a line start (the report's
+# 2 KiB tail of a 2.5 KB key; the replayed 1 MiB window); a line longer than
+# 64 KiB is redacted with the name before each value; a YAML value whose key
+# came in an earlier write; a 1 MiB secret-rich log is redacted whole
+case_ secrets "$R run -q -n 1 --report r.json -- sh -c 'printf \"api_key=\"; head -c 2500 /dev/zero | tr \"\\0\" K; printf \"\\ndone\\n\"; exit 1' >/dev/null; ! grep -q KKKK r.json && grep -q done r.json"
+case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'printf \"api_key=\"; head -c 1049576 /dev/zero | tr \"\\0\" K; printf \"\\ndone\\n\"; exit 1' 2>err >/dev/null; ! grep -q KKKK err && grep -qx done err"
+case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'head -c 65526 /dev/zero | tr \"\\0\" x; printf \" password=SEKRET13 b\\n\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'password=REDACTED b' err"
+case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'head -c 32749 /dev/zero | tr \"\\0\" x; printf \"\\ndb:\\n  password: |\\n    SEKRET14\\n  user: app\\n\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'user: app' err"
+case_ secrets "awk 'BEGIN { for (i = 0; n < 1000000; i++) { l = sprintf(\"GET /x?page=%d&session_id=SEKRET15%d HTTP/1.1 \\\"https://h/l?p=%d\\\"\\n\", i, i, i); printf \"%s\", l; n += length(l) } }' > sess.log; $R run -n 2 -d 0 --stdout final -- sh -c 'cat sess.log; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && [ \$(grep -c 'session_id=REDACTED' err) -eq \$(wc -l < sess.log) ]"
+case_ secrets "printf 'db:\\n  password: \"SEKRET16\"\\n  api_key: '\\''SEKRET16'\\''\\ntokens:\\n  - SEKRET16\\n- x: 1\\n' > vals.yaml; $R run -n 2 -d 0 --stdout final -- sh -c 'cat vals.yaml; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'password: \"REDACTED\"' err"
+# --- trust, round two (output that must reach its reader): a log on retry's
+# own stdout shares its offset
+case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
+# retry wait never runs past --max-time, even when a poll ignores SIGTERM
+# (the grace comes out of the budget): well before --kill-after 20s
+case_ processes "s=\$(date +%s%N); $R wait -q --max-time 2s --kill-after 20s -d 1s --success done -- sh -c 'trap \"\" TERM; sleep 30; echo \"{}\"'; st=\$?; [ \$st -eq 124 ] && [ \$(( (\$(date +%s%N) - s) / 1000000 )) -lt 10000 ]"
+# a reader that goes away while final mode holds an endless producer's
+# stdout: 141 at once, not the 10 GiB bound (here --max-output 100M) and 1;
+# an attempt that writes no stdout runs on
+mark
+case_ pipes "$R run -q --stdout final --max-output 100M --kill-after 300ms --shell 'yes & $m' | head -c 0; [ \${PIPESTATUS[0]} -eq 141 ] && alive '$m'"
+case_ pipes "$R run -q --stdout final -- sh -c 'sleep 0.5; touch ran.silent' | true; [ \${PIPESTATUS[0]} -eq 0 ] && [ -e ran.silent ]"
+# a signal while retry is blocked writing to a reader that does not read:
+# 128+N long before the reader (sleep 8) ends
+for mode in final live; do
+  for sig in TERM INT; do
+    num=$(kill -l $sig)
+    case_ pipes "rm -f rp st; ( $R run -q -n 1 --stdout $mode -- head -c 20M /dev/zero & echo \$! > rp; wait \$!; echo \$? > st ) | sleep 8 & sleep 1; kill -$sig \$(cat rp); for i in \$(seq 40); do [ -s st ] && break; sleep 0.1; done; [ \"\$(cat st)\" = $((128+num)) ]"
+  done
+done
 if [ "$(id -u)" = 0 ]; then
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; echo precious > victim; ln -s ../victim sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --report sticky/r.json -- true; [ \$? -eq 125 ] && grep -qx precious victim"
   case_ sinks "rm -rf sticky; mkdir sticky; chmod 1777 sticky; ln -s ../created sticky/r.json; chown -h 65534 sticky/r.json; $R run -q -n 1 --log-file sticky/r.json -- true; [ \$? -eq 125 ] && [ ! -e created ]"
+fi
+# --- trust, round two (files): a wait with no whole poll writes nothing
+case_ pipes "out=\$($R wait -n 3 -d 0 --max-time 1.5s --success state=done -- sh -c 'printf \"{\\\"state\\\":\\\"pend\"; sleep 5' 2>err); [ \$? -eq 124 ] && [ -z \"\$out\" ] && grep -q 'nothing written to stdout' err"
+case_ pipes "$R wait -n 3 -d 0 --success state=done --query state -- sh -c 'echo \"{\\\"state\\\":\\\"pending\\\"}\"; touch w3.ready; sleep 5' > out 2>err & p=\$!; while [ ! -e w3.ready ]; do sleep 0.01; done; kill -TERM \$p; wait \$p; [ \$? -eq 143 ] && [ ! -s out ]"
+# every line of a JSON log file parses, a retried attempt's output included (redacted)
+case_ sinks "rm -f o4 j.jsonl; $R run -n 2 -d 0 --log-format json --log-file j.jsonl -- sh -c '[ -e o4 ] && exit 0; touch o4; echo hi; echo password=SEKRET13; exit 1' && perl -MJSON::PP -ne 'decode_json(\$_)' j.jsonl && grep -q '\"text\":\"hi' j.jsonl && ! grep -q SEKRET j.jsonl"
+# sinks that collide are refused (125, nothing run): report = log file, = --state, = the
+# scope's bucket, = stdin; empty paths
+case_ sinks "rm -f ran x.json; $R run -n 1 --report x.json --log-file x.json -- touch ran 2>err; [ \$? -eq 125 ] && [ ! -e ran ] && [ ! -e x.json ] && [ \$(wc -l < err) -eq 1 ]"
+case_ sinks "rm -f ran s10.json; $R run -q --state s10.json --schedule '3 10ms' -- false; cp s10.json s10.before; $R run -n 1 --state s10.json --schedule '3 10ms' --report s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -f ran; $R run -n 1 --state s10.json --schedule '3 10ms' --log-file s10.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s s10.json s10.before"
+case_ sinks "rm -rf st10 ran; RETRY_STATE_DIR=\$PWD/st10 $R run -q --scope api -- true; cp st10/api.json api.before; RETRY_STATE_DIR=\$PWD/st10 $R run -n 1 --scope api --report st10/api.json -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ] && cmp -s st10/api.json api.before"
+case_ sinks "rm -f ran; echo input > in10.txt; $R run -n 1 --report /dev/stdin -- touch ran < in10.txt; [ \$? -eq 125 ] && [ ! -e ran ] && [ \"\$(cat in10.txt)\" = input ]"
+case_ sinks "rm -f ran; $R run -n 1 --report '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
+case_ sinks "rm -f ran; $R run -n 1 --log-file '' -- touch ran; [ \$? -eq 125 ] && [ ! -e ran ]"
+# no --report replaces a FIFO or a device that another writer swaps in for the file
+# (renameat2 RENAME_EXCHANGE in a loop; python3's ctypes); a kill -9 during --report
+# leaves nothing once the next --report to that path ran
+if command -v python3 >/dev/null; then
+  cat > racer.py <<'PY'
+import ctypes, sys
+libc = ctypes.CDLL(None, use_errno=True)
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+while True:
+    libc.renameat2(-100, a, -100, b, 2)
+PY
+  specials="fifo"; [ "$(id -u)" = 0 ] && specials="fifo dev"
+  for sp in $specials; do
+    case_ sinks "rm -rf race; mkdir race; echo x > race/r.json; if [ $sp = fifo ]; then mkfifo race/sp; else mknod race/sp c 1 3; fi; python3 racer.py race/r.json race/sp & rp=\$!; for i in \$(seq 40); do timeout -s INT 0.5 $R run -q -n 1 --report race/r.json -- true 2>/dev/null; done; kill \$rp; wait \$rp; n=0; for f in race/r.json race/sp; do [ -p \$f ] || [ -c \$f ] && n=\$((n+1)); done; [ \$n -eq 1 ] && [ \$(ls -A race | wc -l) -eq 2 ]"
+  done
+fi
+case_ sinks "rm -rf k9r; mkdir k9r; for i in \$(seq 40); do $R run -q -n 1 --report k9r/r.json -- true & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; $R run -q -n 1 --report k9r/r.json -- true; [ \$(ls -A k9r | grep -c tmp) -eq 0 ]"
+# tests name no file of the machine's as a write target: as root, a null device of our own
+# takes --report and --log-file and stays the same device (the machine's /dev/null untouched)
+if [ "$(id -u)" = 0 ] && mknod "$W/null17" c 1 3 2>/dev/null; then
+  case_ sinks "i=\$(stat -c %i null17); $R run -n 2 -d 0 --report null17 --log-file null17 -- sh -c '[ -e o17 ] || { touch o17; exit 1; }' && [ -c null17 ] && [ \$(stat -c %i null17) = \$i ]"
 fi
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do

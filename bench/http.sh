@@ -18,6 +18,9 @@ out=bench/out; mkdir -p "$out"
 CGO_ENABLED=0 go build -o "$out/retry" . && go build -o "$out/httpserver" ./bench/httpserver
 R=$PWD/$out/retry
 command -v curl >/dev/null || { (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq curl) >/dev/null 2>&1; }
+# A url file left by an earlier run would be read before the server writes
+# its own.
+rm -f "$out/url"
 "$out/httpserver" > "$out/url" &
 srv=$!
 trap 'kill $srv 2>/dev/null' EXIT

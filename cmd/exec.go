@@ -7,27 +7,21 @@ import (
 	"io"
 	"os"
 
-	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
 
-// runRetry validates o and runs it, writing on o.IO, and returns the
-// outcome (nil when no strategy ran here: a usage error, --list-waiters, a
-// --state invocation) and how the invocation ended, for Main to map to an
-// exit status (exitStatus): nil (--list-waiters), retry's own error, or a
-// *runEnd. It never exits. Cancelling ctx with an *runner.Interrupt cause
-// stops the run as that signal would.
-func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outcome, error) {
-	if o.Waiter.List {
-		return nil, plan.ListWaiters(o)
-	}
-	p, err := plan.Build(o)
-	if err != nil {
-		return nil, err
-	}
+// runRetry runs the plan p, writing on p.IO, and closes it. It returns the
+// outcome (nil when no strategy ran here: a --state invocation) and how
+// the invocation ended, for Main to map to an exit status (exitStatus):
+// retry's own error, or a *runEnd. It never exits. Cancelling ctx with an
+// *runner.Interrupt cause stops the run as that signal would.
+func runRetry(ctx context.Context, p *plan.Plan, proc *process) (*runner.Outcome, error) {
 	defer p.Close()
 	// The run's context lasts until the sinks are finished: a signal that
 	// comes while a sink waits for a FIFO's reader ends that wait too.
@@ -37,28 +31,25 @@ func runRetry(ctx context.Context, o *plan.Options, proc *process) (*runner.Outc
 		defer p.LogFile.Close() // finish closed it already, unless it panicked
 		context.AfterFunc(ctx, p.LogFile.Abort)
 	}
-	l := newLogs(o, p)
+	l := newLogs(p)
 	l.interrupt = interrupt
-	if o.Net.Insecure && p.Kind == acceptor.HTTPAttempt { // a security warning: printed even with -q
-		l.lines.Warn("--insecure: the server's TLS certificate is not verified; anyone on the path can read and change this call")
-	}
-	for _, w := range p.ExprWarnings {
-		l.lines.Warn("warning: %s", w)
+	for _, w := range p.Warnings {
+		l.lines.Warn("%s", w)
 	}
 
 	if p.State != nil {
-		r := runDurable(ctx, o, p, l, proc)
-		return nil, l.finish(ctx, o, r)
+		r := runDurable(ctx, p, l, proc)
+		return nil, l.finish(ctx, p, r)
 	}
-	r := execute(ctx, o, p, l, proc, nil)
-	return r.out, l.finish(ctx, o, r)
+	r := execute(ctx, p, l, proc, nil)
+	return r.out, l.finish(ctx, p, r)
 }
 
 // execute starts proc's switches (signals cancel the run), runs the
 // strategy of p (resume: --state's attempt), its events fanned out to the
 // sinks of l, until it ends or ctx is done, writes the final stdout, and
 // returns how the run ended.
-func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process, resume *runner.Resume) *runEnd {
+func execute(ctx context.Context, p *plan.Plan, l *logs, proc *process, resume *runner.Resume) *runEnd {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	proc.start(l.cancelRun(cancel), p, l.lines.Warn)
@@ -79,11 +70,11 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 		Warn:   l.lines.Warn,
 		Resume: resume,
 	})
-	r := newRunEnd(p, o.Wait, out)
+	r := newRunEnd(p, out)
 
 	var broken *output.StreamError
 	if p.Final && out.End != runner.EndScheduled && !errors.As(out.Err, &broken) { // a broken stream stopped the run: nothing whole to write
-		r.final = writeFinal(o, p, out, l)
+		r.final = writeFinal(p, out, l)
 	}
 	if end != nil {
 		fan.Observe(*end)
@@ -105,9 +96,9 @@ func execute(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *
 // own outcome and status, and makes the exit status 74, as for stdout; a
 // signal that came meanwhile (while a sink waited for a FIFO's reader)
 // ends the run with 128+N. It returns r, with what happened to the sinks.
-func (l *logs) finish(ctx context.Context, o *plan.Options, r *runEnd) *runEnd {
+func (l *logs) finish(ctx context.Context, p *plan.Plan, r *runEnd) *runEnd {
 	runCode := exitStatus(r)
-	failed := l.end.Finish(sinks.End{Command: o.Name(), Outcome: r.out, Status: runCode, Done: ctx.Done()})
+	failed := l.end.Finish(sinks.End{Command: p.Name(), Outcome: r.out, Status: runCode, Done: ctx.Done()})
 	if !errors.As(context.Cause(ctx), &r.signal) {
 		r.sinkFailed = len(failed) > 0
 	}
@@ -117,23 +108,29 @@ func (l *logs) finish(ctx context.Context, o *plan.Options, r *runEnd) *runEnd {
 		if r.out != nil {
 			run = fmt.Sprintf("the run: %s, %s", r.out.End, run)
 		}
-		fmt.Fprintf(l.stderr, "retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code)
+		fmt.Fprint(l.stderr, echo.Sprintf("retry: %s: %v (%s); exit status %d\n", f.Sink, f.Err, run, code))
 	}
 	return r
 }
 
 // writeFinal writes the last attempt's stdout (wait: or its --query
-// projection) to stdout. A wait whose last poll was stopped midway (by
-// --max-time or a signal) writes the last whole poll's instead, and says
-// so on stderr: the last state seen, never a stopped poll's partial JSON.
-func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) error {
+// projection) to stdout (p.Final: not for wait -q). A wait whose last
+// poll was stopped midway (by --max-time or a signal) writes the last
+// whole poll's instead, and says so on stderr: the last state seen, never a stopped poll's partial JSON;
+// with no whole poll before it, it writes nothing and says so.
+func writeFinal(p *plan.Plan, out *runner.Outcome, l *logs) error {
 	last := out.Last()
-	if last == nil || (o.Wait && o.Output.Quiet) {
+	if last == nil {
 		return nil
 	}
 	if w := out.Whole(); w != nil {
 		l.lines.Warn("attempt %d was stopped before it finished: stdout is attempt %d's, the last state seen whole", last.Number, w.Number)
 		last = w
+	} else if p.Wait && stoppedMidway(last) {
+		// No poll before it finished whole: the stopped poll's output is
+		// empty or cut (partial JSON), and a reader could not tell.
+		l.lines.Warn("attempt %d was stopped before it finished and no poll before it finished: nothing written to stdout", last.Number)
+		return nil
 	}
 	var cut *output.LimitError
 	if errors.As(last.Result.Attempt.Err, &cut) {
@@ -142,9 +139,9 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return fmt.Errorf("stdout of attempt %d not written: %v, and a cut stdout is not the attempt's output", last.Number, cut)
 	}
 	if p.Query != nil {
-		return writeQuery(o, p, last.Result.Attempt, out.End == runner.EndSuccess)
+		return writeQuery(p, last.Result.Attempt, out.End == runner.EndSuccess)
 	}
-	if p.Kind == acceptor.HTTPAttempt && !httpSucceeded(o, out, last) {
+	if sources.Of(p.Kind).Body && !bodyIsOutput(p, out, last) {
 		// As curl -f: a failed call's body is not the output.
 		return l.retried.WriteBody(last, p.Strategy.MaxAttempts)
 	}
@@ -153,13 +150,31 @@ func writeFinal(o *plan.Options, p *plan.Plan, out *runner.Outcome, l *logs) err
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
 	defer rc.Close()
-	return copyStdout(o.IO.Out, rc)
+	return copyStdout(p.IO.Out, rc)
+}
+
+// stoppedMidway reports whether r, a wait's last poll, was stopped before
+// it finished by --max-time or a signal (not by --attempt-timeout: a timed
+// out poll is evaluated, and is a poll like any other). A streamed attempt
+// (wait --watch) that printed a whole document is not: its stdout is the
+// last of them, a state seen whole.
+func stoppedMidway(r *runner.Record) bool {
+	cause := r.Result.Stopped
+	return cause != nil && !errors.Is(cause, runner.ErrAttemptTimeout) && r.Result.Documents == 0
 }
 
 // copyStdout copies kept stdout (a spill file, or memory) to retry's
 // stdout: a failed read is stdout not kept whole, a failed write stdout
 // not written.
 func copyStdout(w io.Writer, rc io.ReadCloser) error {
+	if s, ok := w.(*iostreams.Interruptible); ok {
+		// On the file itself (sendfile(2) needs it), abandoned by a signal.
+		err := s.Do(func(f *os.File) error { return copyStdout(f, rc) })
+		if err != nil && !errors.As(err, new(*output.StreamError)) {
+			err = &output.StreamError{Stream: "stdout", Err: err} // abandoned: a signal came
+		}
+		return err
+	}
 	var err error
 	if r, ok := rc.(*output.Reader); ok {
 		_, err = r.WriteTo(w) // what io.Copy would call, without its run-time interface assertion
@@ -176,13 +191,13 @@ func copyStdout(w io.Writer, rc io.ReadCloser) error {
 	return nil
 }
 
-// httpSucceeded reports whether the body of last, an HTTP run's attempt
-// whose body is to be written, is its output: the run succeeded, or a
+// bodyIsOutput reports whether the body of last, an attempt whose body is
+// to be written (an HTTP call's), is the run's output: the run succeeded, or a
 // wait's call was answered (2xx: its JSON is the state the wait reached).
 // Otherwise, as curl -f, it goes to stderr.
-func httpSucceeded(o *plan.Options, out *runner.Outcome, last *runner.Record) bool {
+func bodyIsOutput(p *plan.Plan, out *runner.Outcome, last *runner.Record) bool {
 	if out.End == runner.EndSuccess {
 		return true
 	}
-	return o.Wait && last != nil && !last.Result.Failed
+	return p.Wait && last != nil && !last.Result.Failed
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 )
 
-// logs are the sinks of a run, built from its options and plan: the lines
+// logs are the sinks of a run, built from its plan: the lines
 // retry writes (on stderr or the --log-file), the text or JSON log, the CI
 // markup, and the output of retried attempts. The sinks themselves know
 // only the small configs built here.
@@ -43,14 +43,14 @@ func (l *logs) cancelRun(cancel context.CancelCauseFunc) context.CancelCauseFunc
 	}
 }
 
-// newLogs builds the sinks of a run of o as p planned it.
-func newLogs(o *plan.Options, p *plan.Plan) *logs {
-	var stderr io.Writer = o.IO.ErrOut
+// newLogs builds the sinks of a run as p planned it.
+func newLogs(p *plan.Plan) *logs {
+	var stderr io.Writer = p.IO.ErrOut
 	if p.Stderr != nil {
 		stderr = p.Stderr.Log() // a line of retry's never continues a child's
 	}
-	system := sinks.ResolveCI(o.CI, o.IO.Env, o.IO.StderrIsTerminal)
-	w, tty := stderr, !o.Output.Quiet && o.Output.LogFormat == "text" && o.IO.StderrIsTerminal
+	system := sinks.ResolveCI(p.Log.CI, p.IO.Env, p.IO.StderrIsTerminal)
+	w, tty := stderr, !p.Log.Quiet && !p.Log.JSON && p.IO.StderrIsTerminal
 	if p.LogFile != nil {
 		w, tty = p.LogFile, false
 	}
@@ -59,13 +59,13 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	if p.State != nil {
 		state = p.State.Name // the password of a Redis URL replaced
 	}
-	if o.Output.LogFormat == "json" && !o.Output.Quiet {
-		j := sinks.NewJSON(sinks.JSONConfig{Wait: o.Wait, Verbose: o.Output.Verbose, State: state}, l.lines)
+	if p.Log.JSON && !p.Log.Quiet {
+		j := sinks.NewJSON(sinks.JSONConfig{Wait: p.Wait, Verbose: p.Log.Verbose, State: state}, l.lines)
 		l.log = j
 	} else {
 		l.text = sinks.NewText(sinks.TextConfig{
-			Wait: o.Wait, Quiet: o.Output.Quiet, Verbose: o.Output.Verbose,
-			MaxTime: p.MaxTime, Scope: o.Retry.Scope, WhenEmptyWait: o.Retry.WhenEmpty == "wait",
+			Wait: p.Wait, Quiet: p.Log.Quiet, Verbose: p.Log.Verbose,
+			MaxTime: p.MaxTime, Scope: p.Log.Scope, WhenEmptyWait: p.Log.WhenEmptyWait,
 			State: state, TTY: tty,
 		}, l.lines)
 		l.log = l.text
@@ -73,21 +73,24 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	// The markup goes through the log's view of the stderr the attempts
 	// share: it always starts a line, even after a command's output
 	// without a final line break, and never goes into a --log-file.
-	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: o.Output.Quiet, Wait: o.Wait, Getenv: o.IO.Env,
-		NoRetryAnnotation: o.CIRetryAnnotation == "none", FailureAsWarning: o.CIFailureAnnotation == "warning"}, l.lines, stderr)
-	if o.Output.LogFormat == "json" {
+	l.ci = sinks.NewCI(sinks.CIConfig{System: system, Quiet: p.Log.Quiet, Wait: p.Wait, Getenv: p.IO.Env,
+		NoRetryAnnotation: p.Log.NoRetryAnnotation, FailureAsWarning: p.Log.FailureAsWarning}, l.lines, stderr)
+	if p.Log.JSON {
 		l.lines.WarnAsJSON() // every line retry writes follows the format
 	}
-	// The output of retried attempts goes with retry's lines: its frame in
-	// the log's format, all of it into the --log-file when there is one.
-	var out io.Writer = o.IO.ErrOut
+	// The output of retried attempts goes with retry's lines: in the log's
+	// format (text: framed, as it was; JSON: a JSON line per line of it),
+	// all of it into the --log-file when there is one. On GitHub, text
+	// output on stderr is wrapped so that it cannot raise workflow
+	// commands; a JSON line starts with {, and cannot.
+	var out io.Writer = p.IO.ErrOut
 	if p.LogFile != nil {
 		out = p.LogFile
 	}
 	l.retried = sinks.NewRetried(sinks.RetriedConfig{
-		Show: p.Final && !o.Wait, Kind: p.Kind, Quiet: o.Output.Quiet,
-		JSONFrame: o.Output.LogFormat == "json",
-		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil),
+		Show: p.Log.ShowRetried, Kind: p.Kind, Quiet: p.Log.Quiet,
+		JSONFrame: p.Log.JSON,
+		Echo:      echo.New(system == sinks.CIGitHub && p.LogFile == nil && !p.Log.JSON),
 	}, l.lines, out)
 
 	if l.ci != nil {
@@ -96,9 +99,9 @@ func newLogs(o *plan.Options, p *plan.Plan) *logs {
 	if p.LogFile != nil {
 		l.end = append(l.end, sinks.LogFile{Stream: p.LogFile})
 	}
-	if o.Output.Report != "" {
-		l.end = append(l.end, sinks.ReportFile{Config: sinks.ReportConfig{Path: o.Output.Report, Command: o.Name(),
-			Target: p.Describe, Consecutive: o.Budget.Consecutive, State: state}})
+	if p.Log.Report != "" {
+		l.end = append(l.end, sinks.ReportFile{Config: sinks.ReportConfig{Path: p.Log.Report, Command: p.Name(),
+			Target: p.Describe, Consecutive: p.Strategy.Consecutive, State: state}})
 	}
 	return l
 }

@@ -20,10 +20,10 @@ import (
 // succeeded says whether the wait reached its success state: a wait that
 // did not still writes the projection of its last state, and a query that
 // cannot be evaluated on it says so without claiming a success.
-func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt, succeeded bool) error {
+func writeQuery(p *plan.Plan, a *acceptor.Attempt, succeeded bool) error {
 	sink := newQuerySink()
 	defer func() { sink.c.Close() }()
-	err := p.Query.WriteAttempt(a, o.Output.Format == "text", sink)
+	err := p.Query.WriteAttempt(a, p.QueryText, sink)
 	if kept := sink.c.Err(); kept != nil {
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: kept}
 	}
@@ -37,7 +37,7 @@ func writeQuery(o *plan.Options, p *plan.Plan, a *acceptor.Attempt, succeeded bo
 	if err != nil {
 		return &output.StreamError{Stream: "stdout", Keeping: true, Err: err}
 	}
-	return copyStdout(o.IO.Out, r)
+	return copyStdout(p.IO.Out, r)
 }
 
 // querySink is where a --query result is written (a jmes.Sink) over an

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/retry-dev/retry/cmd/completion"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -61,6 +62,11 @@ func mainWith(ios *iostreams.IOStreams) int {
 	var proc *process
 	if len(args) > 0 && (args[0] == "run" || args[0] == "wait") {
 		proc = newProcess() // the subscription starts in the background: see signals
+		// A signal abandons a write to retry's stdout or stderr that a
+		// reader does not take (iostreams.Interruptible).
+		out, errOut := iostreams.NewInterruptible(os.Stdout), iostreams.NewInterruptible(os.Stderr)
+		ios.Out, ios.ErrOut = out, errOut
+		proc.streams = []*iostreams.Interruptible{out, errOut}
 	}
 	code := run(context.Background(), args, ios, proc)
 	proc.reraise(code)
@@ -123,7 +129,7 @@ until JMESPath acceptors reach a success or failure state.`,
 		defaultHelp(c, args)
 		c.SetOut(out)
 		b.WriteString(exit.Help)
-		fmt.Fprint(out, plan.WrapHelp(b.String(), plan.HelpWidth(out)))
+		fmt.Fprint(out, echo.Raw(plan.WrapHelp(b.String(), plan.HelpWidth(out))))
 	})
 	switch {
 	case len(args) > 0 && args[0] == "run":

@@ -14,7 +14,7 @@ func NewCmdRun(ios *iostreams.IOStreams) *cobra.Command { return newCmdRun(ios, 
 
 // newCmdRun builds `retry run`, whose runs do proc's switches.
 func newCmdRun(io *iostreams.IOStreams, proc *process) *cobra.Command {
-	o := plan.New(false, io)
+	o := plan.NewRun(io)
 	c := &cobra.Command{
 		Use:   "run [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Re-run a command or an HTTP call until it succeeds",
@@ -49,7 +49,7 @@ func NewCmdWait(ios *iostreams.IOStreams) *cobra.Command { return newCmdWait(ios
 
 // newCmdWait builds `retry wait`, whose runs do proc's switches.
 func newCmdWait(io *iostreams.IOStreams, proc *process) *cobra.Command {
-	o := plan.New(true, io)
+	o := plan.NewWait(io)
 	c := &cobra.Command{
 		Use:   "wait [flags] [--] COMMAND [ARG...] | 'COMMAND STRING' | --shell 'STRING' | --url URL | --tcp HOST:PORT",
 		Short: "Poll a command or URL whose output is JSON until acceptors reach a state",
@@ -77,6 +77,10 @@ service is noticed within about a second of coming up; -d, --max-delay,
 --backoff and --jitter override them. A waiter model brings its own delays
 (Smithy's default maxDelay is 120s).
 
+Stdout: the last poll's output (or its --query projection). A poll that
+--max-time or a signal stopped midway is never written: the last poll that
+finished is, and when none did, nothing is (stderr says so).
+
 --waiter SERVICE:NAME names a waiter of the botocore models built into retry
 (botocore ` + botocore.Version + `; NAME as in the model or as the AWS CLI spells it:
 dynamodb:table-exists); --waiter k8s:NAME a built-in Kubernetes waiter over
@@ -97,21 +101,21 @@ k8s:pod-ready, k8s:deleted, …), which fail where kubectl wait would hang;
 	return wire(c, o, proc)
 }
 
-// wire registers o's flags on c (parsing stops at the command) and runs
-// retry with o and proc, after the environment defaults, when c runs. The
-// flags' completions are the whole tree's (newCmdRoot): a command line
-// that completes starts with cobra's __complete, never with run or wait.
-func wire(c *cobra.Command, o *plan.Options, proc *process) *cobra.Command {
+// wire registers o's flags on c (parsing stops at the command) and, when c
+// runs, builds the plan from them, the arguments and the environment
+// defaults, and runs it with proc. The flags' completions are the whole
+// tree's (newCmdRoot): a command line that completes starts with cobra's
+// __complete, never with run or wait.
+func wire(c *cobra.Command, o plan.Command, proc *process) *cobra.Command {
 	c.Flags().SetInterspersed(false)
 	o.Register(c.Flags())
 	plan.SetGroupedHelp(c)
 	c.RunE = func(c *cobra.Command, args []string) error {
-		o.Args = args
-		o.ArgvAfterDash = c.ArgsLenAtDash() == 0
-		if err := o.ApplyEnv(c.Flags()); err != nil {
+		p, err := o.Plan(c.Flags(), args, c.ArgsLenAtDash() == 0)
+		if p == nil { // refused, or --list-waiters
 			return err
 		}
-		_, err := runRetry(c.Context(), o, proc)
+		_, err = runRetry(c.Context(), p, proc)
 		return err
 	}
 	return c

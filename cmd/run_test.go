@@ -68,7 +68,7 @@ func runArgs(t *testing.T, ctx context.Context, proc *process, args ...string) (
 // counter is a command (sh -c) that, in dir, adds one to the number in
 // dir/count, sets $n to it, and then runs the shell code then.
 func counter(dir, then string) []string {
-	return []string{"sh", "-c", `cd "$1" && n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; ` + then, "sh", dir}
+	return []string{"sh", "-c", `cd "$1" && n=0; [ -e count ] && n=$(cat count); n=$((n+1)); echo $n > count; ` + then, "sh", dir}
 }
 
 // matchLines checks that s has one line per pattern, each matching the
@@ -97,8 +97,8 @@ func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 	dir := t.TempDir()
 	ios, out, errOut := testIO()
 	args := append([]string{"-n", "5", "-d", "0", "--"}, counter(dir, `echo "out $n"; echo "err $n" >&2; [ $n -ge 3 ]`)...)
-	o := parseOptions(t, false, ios, args...)
-	outcome, err := runRetry(context.Background(), o, nil)
+	p := parsePlan(t, false, ios, args...)
+	outcome, err := runRetry(context.Background(), p, nil)
 	errorLine(ios, err)
 	if status := exitStatus(err); status != 0 {
 		t.Fatalf("exit status %d, want 0; stderr:\n%s", status, errOut)
@@ -126,22 +126,26 @@ func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 	}
 }
 
-// parseOptions parses args as run's (wait's) flags and arguments, with the
-// environment of ios, as the command does before runRetry.
-func parseOptions(t *testing.T, wait bool, ios *iostreams.IOStreams, args ...string) *plan.Options {
+// parsePlan parses args as run's (wait's) flags and arguments, with the
+// environment of ios, and builds the plan, as the command does before
+// runRetry.
+func parsePlan(t *testing.T, wait bool, ios *iostreams.IOStreams, args ...string) *plan.Plan {
 	t.Helper()
-	o := plan.New(wait, ios)
-	fs := pflag.NewFlagSet(o.Name(), pflag.ContinueOnError)
+	o := plan.NewRun(ios)
+	if wait {
+		o = plan.NewWait(ios)
+	}
+	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
 	o.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	o.Args = fs.Args()
-	if err := o.ApplyEnv(fs); err != nil {
+	p, err := o.Plan(fs, fs.Args(), false)
+	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
-	return o
+	return p
 }
 
 // TestUsageErrorRunsNothing: flags that are refused exit 125 with one line
@@ -264,9 +268,9 @@ func TestCancelStopsTheAttempt(t *testing.T) {
 		}
 	}()
 	ios, out, errOut := testIO()
-	o := parseOptions(t, false, ios, append([]string{"-n", "0", "-d", "0", "--kill-after", "1s", "--"}, counter(dir, "exec sleep 30")...)...)
+	p := parsePlan(t, false, ios, append([]string{"-n", "0", "-d", "0", "--kill-after", "1s", "--"}, counter(dir, "exec sleep 30")...)...)
 	start := time.Now()
-	outcome, err := runRetry(ctx, o, nil)
+	outcome, err := runRetry(ctx, p, nil)
 	errorLine(ios, err)
 	if status := exitStatus(err); status != 128+int(syscall.SIGTERM) {
 		t.Errorf("exit status %d, want %d", status, 128+int(syscall.SIGTERM))
@@ -290,11 +294,7 @@ func TestSubreaperOnlyForCommands(t *testing.T) {
 	var switched atomic.Int32
 	proc := &process{adoptOrphans: func() error { switched.Add(1); return nil }}
 	ios, _, _ := testIO()
-	o := parseOptions(t, false, ios, "-n", "1", "--", "true")
-	p, err := plan.Build(o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parsePlan(t, false, ios, "-n", "1", "--", "true")
 	p.Close()
 	if n := switched.Load(); n != 0 {
 		t.Fatalf("building the plan switched the subreaper on (%d)", n)
@@ -324,8 +324,8 @@ func TestStreamsReachTheAttempts(t *testing.T) {
 	}()
 	ios, out, errOut := testIO()
 	ios.In, ios.StdoutIsTerminal = r, true
-	o := parseOptions(t, false, ios, append([]string{"-n", "3", "-d", "0", "--"}, counter(dir, `read line; echo "$n $line"; [ $n -ge 2 ]`)...)...)
-	_, err = runRetry(context.Background(), o, nil)
+	p := parsePlan(t, false, ios, append([]string{"-n", "3", "-d", "0", "--"}, counter(dir, `read line; echo "$n $line"; [ $n -ge 2 ]`)...)...)
+	_, err = runRetry(context.Background(), p, nil)
 	errorLine(ios, err)
 	if status := exitStatus(err); status != 0 {
 		t.Fatalf("exit status %d; stderr:\n%s", status, errOut)

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"os"
 	"os/signal"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/command"
@@ -23,15 +25,39 @@ type process struct {
 	signals *signals
 	// adoptOrphans makes retry a child subreaper (command.EnableSubreaper).
 	adoptOrphans func() error
+	// oneProc runs retry's Go code on one processor (oneProcForRequests).
+	oneProc func()
 	// received is the first signal that cancelled the run, 0 when none.
 	received atomic.Int32
+	// streams are retry's stdout and stderr: the first signal abandons a
+	// write to them that is blocked (a reader that does not read).
+	streams []*iostreams.Interruptible
 }
 
 // newProcess subscribes to the signals in the background (see signals) and
-// names the subreaper switch, which only a run of commands turns on
+// names the subreaper switch, which only a run of commands turns on, and
+// the one-processor switch, which only a run of requests turns on
 // (process.start).
 func newProcess() *process {
-	return &process{signals: notifySignals(), adoptOrphans: adoptOrphans}
+	return &process{signals: notifySignals(), adoptOrphans: adoptOrphans, oneProc: oneProcForRequests}
+}
+
+// oneProcForRequests runs the Go code of a run of HTTP or TCP attempts on
+// one processor (GOMAXPROCS=1), unless the user set GOMAXPROCS. Such a run
+// makes one request at a time, and net/http hands each one between
+// goroutines (the caller's, the connection's writer and reader): with a
+// second processor idle, every hand-over wakes a thread that spins looking
+// for work, then sleeps again. bench/http.sh measured 1.41x the CPU of one
+// curl making the same requests with two processors, 0.96x with one, and
+// no more wall time. A run of commands keeps them all: each attempt waits
+// in a system call, and with no processor idle the runtime's monitor
+// (sysmon) takes the one back from every wait longer than 20 µs, 10% more
+// CPU per attempt of /bin/false. A wait on a large JSON document costs the
+// same CPU either way (docs/benchmarks.md).
+func oneProcForRequests() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
 
 // adoptOrphans makes retry its attempts' subreaper and lets the run mark
@@ -47,21 +73,29 @@ func adoptOrphans() error {
 // valid: when they are commands, retry becomes their orphans' subreaper
 // (double forks and setsid reparent to retry, which stops and reaps them
 // when the attempt ends; where the kernel has no subreapers the process
-// group still covers the usual cases); then, once the signal subscription
+// group still covers the usual cases); when they are HTTP or TCP requests,
+// retry's Go code runs on one processor (oneProcForRequests); then, once
+// the signal subscription
 // is in place, signals cancel the run (see watchSignals). A nil process
 // does nothing.
 func (pr *process) start(cancel context.CancelCauseFunc, p *plan.Plan, warn func(format string, args ...any)) {
 	if pr == nil {
 		return
 	}
-	if p.Kind == acceptor.CommandAttempt && pr.adoptOrphans != nil {
+	switch {
+	case p.Kind == acceptor.CommandAttempt && pr.adoptOrphans != nil:
 		_ = pr.adoptOrphans()
+	case p.Kind != acceptor.CommandAttempt && pr.oneProc != nil:
+		pr.oneProc()
 	}
 	if pr.signals != nil {
 		watchSignals(func(cause error) {
 			var intr *runner.Interrupt
 			if errors.As(cause, &intr) {
 				pr.received.CompareAndSwap(0, int32(intr.Signal))
+			}
+			for _, s := range pr.streams {
+				s.Interrupt(cause)
 			}
 			cancel(cause)
 		}, pr.signals.wait(), p.Source, warn)

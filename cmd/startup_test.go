@@ -33,18 +33,14 @@ func BenchmarkCommandLine(b *testing.B) {
 	b.Run("plan", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			o := plan.New(false, ios)
+			o := plan.NewRun(ios)
 			fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
 			fs.SetInterspersed(false)
 			o.Register(fs)
 			if err := fs.Parse(args[1:]); err != nil {
 				b.Fatal(err)
 			}
-			o.Args = fs.Args()
-			if err := o.ApplyEnv(fs); err != nil {
-				b.Fatal(err)
-			}
-			p, err := plan.Build(o)
+			p, err := o.Plan(fs, fs.Args(), false)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/cmd/internal/sinks"
 	"github.com/retry-dev/retry/runner"
+	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/durable"
 	"github.com/retry-dev/retry/runner/durable/redisstore"
 )
@@ -24,16 +25,16 @@ import (
 // the outcome schedules the next attempt (exit 75), clears the state
 // (success) or ends the sequence, which later invocations then repeat
 // without running anything.
-func runDurable(ctx context.Context, o *plan.Options, p *plan.Plan, l *logs, proc *process) *runEnd {
-	d, err := beginDurable(o, p, l.log)
+func runDurable(ctx context.Context, p *plan.Plan, l *logs, proc *process) *runEnd {
+	d, err := beginDurable(p, l.log)
 	if d == nil {
-		r := newRunEnd(p, o.Wait, nil)
+		r := newRunEnd(p, nil)
 		r.before = err
 		return r
 	}
 	defer d.fl.Close()
-	r := execute(ctx, o, p, l, proc, d.resume)
-	finishDurable(o, p, l, d, r)
+	r := execute(ctx, p, l, proc, d.resume)
+	finishDurable(p, l, d, r)
 	return r
 }
 
@@ -50,11 +51,11 @@ type durableAttempt struct {
 // beginDurable locks the store and reads the sequence. When an attempt is
 // due it records it as started and returns it, holding the lock; otherwise it releases the lock and returns
 // nil and why no attempt is made (*notRun, or retry's own error).
-func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
-	cfg := plan.DurableConfig(o, p, stateExits(p, o.Wait))
+func beginDurable(p *plan.Plan, log sinks.Log) (_ *durableAttempt, err error) {
+	cfg := plan.DurableConfig(p, stateExits(p))
 	name := p.State.Name
 
-	fl, err := openState(o, p)
+	fl, err := openState(p)
 	if err != nil {
 		return nil, stateError(name, log, err)
 	}
@@ -121,7 +122,7 @@ func beginDurable(o *plan.Options, p *plan.Plan, log sinks.Log) (_ *durableAttem
 // finishDurable records how the attempt d ended (r), and the status the
 // sequence ends with if it gives up now; r says when it could not be
 // recorded.
-func finishDurable(o *plan.Options, p *plan.Plan, l *logs, d *durableAttempt, r *runEnd) {
+func finishDurable(p *plan.Plan, l *logs, d *durableAttempt, r *runEnd) {
 	fl, st, n, now, name, out := d.fl, d.st, d.n, d.now, p.State.Name, r.out
 	last := out.Last()
 	var entry durable.Entry
@@ -165,8 +166,8 @@ func finishDurable(o *plan.Options, p *plan.Plan, l *logs, d *durableAttempt, r 
 // stateExits are the exit statuses of the ends a sequence's state decides
 // by itself, without an attempt: its time budget ran out, or its attempt
 // did not finish (retry was killed with it).
-func stateExits(p *plan.Plan, wait bool) durable.Exits {
-	deadline, unfinished := newRunEnd(p, wait, nil), newRunEnd(p, wait, nil)
+func stateExits(p *plan.Plan) durable.Exits {
+	deadline, unfinished := newRunEnd(p, nil), newRunEnd(p, nil)
 	deadline.end = runner.EndDeadline
 	unfinished.end, unfinished.unfinished = runner.EndAttempts, true
 	return durable.Exits{Deadline: exitStatus(deadline), Unfinished: exitStatus(unfinished)}
@@ -174,11 +175,20 @@ func stateExits(p *plan.Plan, wait bool) durable.Exits {
 
 // openState locks the sequence's store: the file (whose first write makes
 // its missing directories), or the Redis key.
-func openState(o *plan.Options, p *plan.Plan) (durable.Store, error) {
+func openState(p *plan.Plan) (durable.Store, error) {
 	if k := p.State.Key; k != nil {
-		return redisstore.Lock(k, redisstore.Options{TTL: plan.LockTTL(o, p)})
+		// The lease: the attempt's processes are gone by the time the
+		// lock expires, even when retry is stopped (SIGSTOP) or cannot
+		// renew it — the supervisor, a process of its own, ends them.
+		return redisstore.Lock(k, redisstore.Options{TTL: p.State.LockTTL, Renewed: p.State.Lease, KillAfter: p.State.KillAfter, Lease: func(end time.Time) {
+			if end.IsZero() {
+				command.FenceRun(0)
+				return
+			}
+			command.FenceRun(max(time.Until(end), time.Nanosecond))
+		}})
 	}
-	return durable.Lock(o.Budget.State)
+	return durable.Lock(p.State.Name) // a file's name is its path
 }
 
 // unrecorded reports whether err is a store that could not be reached, or
@@ -234,9 +244,13 @@ func durableEnd(p *plan.Plan, out *runner.Outcome) (durable.End, string) {
 func stateError(name string, log sinks.Log, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
+	var fenced *redisstore.FencedError
 	switch un, lost := unrecorded(err); {
 	case errors.Is(err, durable.ErrBusy):
 		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: another retry is making an attempt of this sequence; nothing run", name)})
+		return &notRun{}
+	case errors.As(err, &fenced):
+		log.Event(sinks.StateEvent{Retry: "busy", Message: fmt.Sprintf("--state %s: busy: %v; nothing run: it counts as unfinished once that has passed", name, err)})
 		return &notRun{}
 	case un || lost:
 		log.Event(sinks.StateEvent{Retry: "unreachable", Message: fmt.Sprintf("--state %s: %v; nothing run: the next invocation tries again", name, err)})

@@ -7,12 +7,12 @@ import (
 	"syscall"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // runEnd is how an invocation of run or wait ended, as an error for Main:
@@ -179,8 +179,8 @@ func exitStatus(err error) int {
 }
 
 // newRunEnd is the end of a run of p that made the attempts of out.
-func newRunEnd(p *plan.Plan, wait bool, out *runner.Outcome) *runEnd {
-	r := &runEnd{wait: wait, kind: p.Kind, query: p.Query != nil, out: out}
+func newRunEnd(p *plan.Plan, out *runner.Outcome) *runEnd {
+	r := &runEnd{wait: p.Wait, kind: p.Kind, query: p.Query != nil, out: out}
 	if out != nil {
 		r.end = out.End
 	}
@@ -198,12 +198,12 @@ func errorLine(ios *iostreams.IOStreams, err error) {
 	case err == nil:
 	case errors.As(err, &ee):
 		if ee.Msg != "" {
-			fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(ee.Msg))
+			fmt.Fprintln(ios.ErrOut, "retry: "+echo.Untrusted(ee.Msg).Message())
 		}
 	case errors.As(err, &r), errors.As(err, &nr):
 		// The run said what happened in its log.
 	default:
-		fmt.Fprintln(ios.ErrOut, "retry: "+redact.Message(flagErrorText(err)))
+		fmt.Fprintln(ios.ErrOut, "retry: "+echo.Untrusted(flagErrorText(err)).Message())
 	}
 }
 

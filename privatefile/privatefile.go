@@ -124,7 +124,7 @@ func Kind(m os.FileMode) string {
 
 // ErrWouldBlock is what TryLock returns (errors.Is) when another open file
 // holds the lock.
-var ErrWouldBlock = errWouldBlock
+var ErrWouldBlock error = errWouldBlock
 
 // Lock takes an exclusive flock on f, waiting for it; closing f releases
 // it.

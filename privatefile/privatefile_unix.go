@@ -15,7 +15,9 @@ const (
 	oNonBlock = unix.O_NONBLOCK // opening a FIFO with no writer does not wait
 )
 
-var errWouldBlock error = unix.EWOULDBLOCK
+// errWouldBlock is a constant: ErrWouldBlock, a variable, then needs no
+// code at start-up (GODEBUG=inittrace=1 lists none of retry's packages).
+const errWouldBlock = unix.EWOULDBLOCK
 
 func isSymlinkLoop(err error) bool { return errors.Is(err, unix.ELOOP) }
 

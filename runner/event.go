@@ -10,7 +10,8 @@ import (
 // status line.
 type Event struct {
 	Kind EventKind
-	// Record is the attempt the event is about (EventAttemptEnd).
+	// Record is the attempt the event is about (EventAttemptEnd), or the
+	// document (EventDocument).
 	Record *Record
 	// Attempt is the number of the attempt starting (EventAttemptStart).
 	Attempt int
@@ -44,6 +45,10 @@ const (
 	// EventHook: the OnRetry hook ran before attempt Attempt; Record is the
 	// attempt that was retried.
 	EventHook
+	// EventDocument: a streamed attempt (Strategy.Stream) printed a JSON
+	// document that neither succeeds nor fails; Record is that document's
+	// evaluation (Record.Document its number), and the attempt reads on.
+	EventDocument
 )
 
 // HookResult is what an OnRetry hook did. A hook's failure does not stop the

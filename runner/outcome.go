@@ -19,6 +19,12 @@ type Result struct {
 	// the JSON log and the report (redacted); nil when the source has
 	// nothing to say (a command).
 	Exchange *Exchange
+	// Decided reports that a document of a streamed attempt decided it
+	// (Streamer): the source stopped the attempt.
+	Decided bool
+	// Documents counts the whole JSON documents a streamed attempt's
+	// stdout held; its Stdout is the last of them.
+	Documents int
 	// Warnings are problems of the attempt that do not change its outcome
 	// (processes the sweep could not end); the log prints them.
 	Warnings []string
@@ -79,6 +85,10 @@ type Record struct {
 	// followed by another attempt has Streak < Consecutive; a retry
 	// directive has 0 (the count starts again). 0 when Consecutive ≤ 1.
 	Streak int
+	// Document is the number, in the attempt's stream, of the JSON
+	// document the decision is about (Strategy.Stream); 0 when the
+	// attempt's end was evaluated.
+	Document int
 	// Hook is what the OnRetry hook did after this attempt, before the
 	// retry; nil when it did not run.
 	Hook *HookResult

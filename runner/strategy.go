@@ -57,6 +57,14 @@ type Strategy struct {
 	MaxTime time.Duration
 	// AttemptTimeout bounds each attempt; 0 is none.
 	AttemptTimeout time.Duration
+	// StopGrace is the most a source takes to end an attempt it was told to
+	// stop (the command source's --kill-after, its grace between SIGTERM
+	// and SIGKILL); 0 for a source that stops at once. The grace comes out
+	// of MaxTime: the deadline stops an attempt StopGrace before it (or
+	// halfway through the attempt's time to it, when that is later), and
+	// the attempt's context says by when the source must have ended it
+	// (StopBy: the deadline), so that the run never ends past MaxTime.
+	StopGrace time.Duration
 
 	Chain *acceptor.Chain
 	// Backoff computes delays; ThrottleBackoff those after throttling
@@ -111,6 +119,11 @@ type Strategy struct {
 	// saw (retry wait) rather than the stopped attempt's empty or partial
 	// output. At most two attempts' stdout are held at once.
 	KeepWhole bool
+
+	// Stream evaluates the acceptors on each JSON document a Streamer
+	// source's attempt streams, as it comes (retry wait --watch); a source
+	// that is not a Streamer runs its attempts as without it.
+	Stream bool
 
 	// Resume, when set, makes Run one step of a sequence that lives across
 	// processes (retry --state): see Resume.
@@ -176,8 +189,9 @@ func (s *Strategy) Run(ctx context.Context, src Source) *Outcome {
 	// attempt if that is still due, then the end.
 	e := s.loop(ctx, src, out, first, previous)
 	if w := out.Whole(); w != nil {
-		if last := out.Last(); last == w || last.Result.Stopped == nil || errors.Is(last.Result.Stopped, ErrAttemptTimeout) {
-			// The last attempt ended whole: it is the output.
+		if last := out.Last(); last == w || last.Result.Stopped == nil || errors.Is(last.Result.Stopped, ErrAttemptTimeout) || last.Result.Documents > 0 {
+			// The last attempt ended whole, or streamed a whole
+			// document before it was stopped: it is the output.
 			w.forget(s.KeepTail)
 			out.held = 0
 		}
@@ -427,7 +441,15 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 	actx, cancel := s.attemptContext(ctx, start, deadline)
 	defer cancel()
 	s.observe(Event{Kind: EventAttemptStart, Attempt: n, Time: start})
-	res := src.Attempt(actx, n, s.MaxAttempts)
+	if st, ok := src.(Streamer); ok && s.Stream {
+		return s.streamAttempt(actx, st, n, start)
+	}
+	return s.evaluate(n, start, src.Attempt(actx, n, s.MaxAttempts))
+}
+
+// evaluate records attempt n, started at start, whose source returned res,
+// and evaluates it unless the deadline or a signal stopped it.
+func (s *Strategy) evaluate(n int, start time.Time, res *Result) Record {
 	if res.Attempt == nil {
 		res.Attempt = &acceptor.Attempt{}
 	}
@@ -451,12 +473,17 @@ func (s *Strategy) attempt(ctx context.Context, src Source, n int, deadline time
 // attemptContext bounds one attempt: by the deadline (with ErrDeadline as
 // cause), so that no attempt runs past the budget (the AWS SDK waiters bound
 // the whole wait the same way), and by the attempt timeout
-// (ErrAttemptTimeout).
+// (ErrAttemptTimeout). With a StopGrace the deadline's stop comes early
+// enough for the grace to end by the deadline (stopAt), and the context
+// carries the deadline for the source (StopBy).
 func (s *Strategy) attemptContext(ctx context.Context, start, deadline time.Time) (context.Context, context.CancelFunc) {
 	var cancels []context.CancelFunc
 	if !deadline.IsZero() {
 		var c context.CancelFunc
-		ctx, c = context.WithDeadlineCause(ctx, deadline, ErrDeadline)
+		if s.StopGrace > 0 {
+			ctx = context.WithValue(ctx, stopByKey{}, deadline)
+		}
+		ctx, c = context.WithDeadlineCause(ctx, stopAt(start, deadline, s.StopGrace), ErrDeadline)
 		cancels = append(cancels, c)
 	}
 	if s.AttemptTimeout > 0 {
@@ -529,4 +556,27 @@ func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
 		return EndDeadline, nil
 	}
 	return EndFailure, fmt.Errorf("%w", err)
+}
+
+// stopAt is when the deadline stops an attempt that started at start, for a
+// source that takes up to grace to end it: grace before the deadline, but
+// never before half the attempt's time to the deadline has passed (an
+// attempt started 1s before it, with a 5s grace, runs 0.5s and gets 0.5s to
+// end).
+func stopAt(start, deadline time.Time, grace time.Duration) time.Time {
+	if grace <= 0 {
+		return deadline
+	}
+	return deadline.Add(-min(grace, max(deadline.Sub(start), 0)/2))
+}
+
+type stopByKey struct{}
+
+// StopBy returns the time by which the source must have ended the attempt
+// of ctx (its processes killed and reaped) when it is stopped: the run's
+// deadline (Strategy.MaxTime), when the strategy has a StopGrace. ok is
+// false otherwise: a stop then has the source's whole grace.
+func StopBy(ctx context.Context) (by time.Time, ok bool) {
+	by, ok = ctx.Value(stopByKey{}).(time.Time)
+	return by, ok
 }

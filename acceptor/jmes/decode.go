@@ -248,6 +248,7 @@ type prunedDecoder struct {
 	buf     []byte         // scratch for unquoting
 	results map[string]*streamResult
 	sinks   map[string]*resultWriter // streamed expressions written as they come, by source
+	empty   map[string]any           // the placeholder object (emptyObject)
 }
 
 func decodePruned(r io.Reader, p *pruning) (any, error) {
@@ -308,7 +309,7 @@ func (d *prunedDecoder) value(p *pruning) (any, error) {
 			if err := d.dec.SkipValue(); err != nil {
 				return nil, err
 			}
-			return emptyObject, nil
+			return d.emptyObject(), nil
 		}
 		return d.object(p)
 	case '[':
@@ -340,11 +341,19 @@ func (d *prunedDecoder) value(p *pruning) (any, error) {
 	return nil, nil // null: PeekKind reported everything else above
 }
 
-// emptyObject is the value of every object whose type only is observed:
-// one map for them all, which nothing writes (the decoder builds the maps
-// it fills, and JMESPath reads its input), instead of a map each: 520 000
-// instances counted by length(Reservations[].Instances[]) took 164 MB.
-var emptyObject any = map[string]any{}
+// emptyObject returns the value of every object whose type only is
+// observed: one map for the whole document, which nothing writes (the
+// decoder builds the maps it fills, and JMESPath reads its input), instead
+// of a map each: 520 000 instances counted by
+// length(Reservations[].Instances[]) took 164 MB. It is made on first use,
+// not as a package variable: a map at package level is built by code at
+// every start of retry.
+func (d *prunedDecoder) emptyObject() any {
+	if d.empty == nil {
+		d.empty = map[string]any{}
+	}
+	return d.empty
+}
 
 // str returns the string of a raw JSON string, boxed; with intern, short
 // strings that repeat (keys, states) are allocated once per document.

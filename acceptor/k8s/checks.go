@@ -167,18 +167,19 @@ func someStillThere(env *acceptor.Env) acceptor.MatchResult {
 	return acceptor.MatchResult{Matched: true, Value: "NotFound beside an object on stdout"}
 }
 
-// conditionsRead are the condition types each waiter reads, by the kind
-// of object it reads them on.
-var conditionsRead = map[string]struct {
-	kind  string
-	types []string
+// conditionsRead are the condition types each waiter (model) reads, by
+// the kind of object it reads them on. A slice, not a map: a map literal
+// at package level is built by code at every start.
+var conditionsRead = []struct {
+	model, kind string
+	types       []string
 }{
-	"DeploymentRolledOut": {"Deployment", []string{"Progressing"}},
-	"JobComplete":         {"Job", []string{"Complete", "Failed"}},
-	"JobFinished":         {"Job", []string{"Complete", "Failed"}},
-	"PodReady":            {"Pod", []string{"Ready"}},
-	"NodeReady":           {"Node", []string{"Ready"}},
-	"CRDEstablished":      {"CustomResourceDefinition", []string{"Established", "NamesAccepted"}},
+	{"DeploymentRolledOut", "Deployment", []string{"Progressing"}},
+	{"JobComplete", "Job", []string{"Complete", "Failed"}},
+	{"JobFinished", "Job", []string{"Complete", "Failed"}},
+	{"PodReady", "Pod", []string{"Ready"}},
+	{"NodeReady", "Node", []string{"Ready"}},
+	{"CRDEstablished", "CustomResourceDefinition", []string{"Established", "NamesAccepted"}},
 }
 
 // staleCondition matches an object of kind whose condition of one of types

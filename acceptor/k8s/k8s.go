@@ -104,9 +104,11 @@ func Waiter(name string) (*waitermodel.Model, error) {
 		own = append([]acceptor.Acceptor{{State: acceptor.StateRetry, Matcher: acceptor.MatcherFunc(someStillThere),
 			Name: "k8s: NotFound beside an object still there"}}, own...)
 	}
-	if c, ok := conditionsRead[names[i].model]; ok {
-		own = append([]acceptor.Acceptor{{State: acceptor.StateRetry, Matcher: acceptor.MatcherFunc(staleCondition(c.kind, c.types)),
-			Name: "k8s: a condition older than metadata.generation"}}, own...)
+	for _, c := range conditionsRead {
+		if c.model == names[i].model {
+			own = append([]acceptor.Acceptor{{State: acceptor.StateRetry, Matcher: acceptor.MatcherFunc(staleCondition(c.kind, c.types)),
+				Name: "k8s: a condition older than metadata.generation"}}, own...)
+		}
 	}
 	w.Acceptors = append(checks(names[i].cli), own...)
 	return w, nil

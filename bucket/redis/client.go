@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -27,11 +28,14 @@ const FailoverWait = 10 * time.Second
 // must survive a failover (Client.Replicated).
 const ReplicaWait = time.Second
 
-// client builds the go-redis client of the URL's topology.
-func (u *URL) client() goredis.UniversalClient {
+// client builds the go-redis client of the URL's topology; a TLS
+// handshake's certificate refused is kept in failure.
+func (u *URL) client(failure *atomic.Pointer[CertError]) goredis.UniversalClient {
 	var dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	if u.TLS {
-		dial = u.dialTLS
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return u.dialTLS(ctx, network, addr, failure)
+		}
 	}
 	switch u.Topology {
 	case Cluster:
@@ -64,8 +68,11 @@ func (u *URL) client() goredis.UniversalClient {
 // dialTLS connects to addr and makes the TLS handshake, verifying the
 // server's certificate for the host it dialled (each node of a cluster,
 // each sentinel and the primary it names has its own name), against
-// --redis-cacert or the system's roots.
-func (u *URL) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+// RETRY_REDIS_CACERT or the system's roots. A certificate refused, by
+// either side, is a *CertError: at the handshake, or (TLS 1.3, where the
+// server checks the client's certificate after the client is done) at the
+// first read.
+func (u *URL) dialTLS(ctx context.Context, network, addr string, failure *atomic.Pointer[CertError]) (net.Conn, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -75,6 +82,19 @@ func (u *URL) dialTLS(ctx context.Context, network, addr string) (net.Conn, erro
 		conf = u.tlsConfig.Clone()
 	}
 	conf.ServerName = host
+	// The server asks for a client certificate during the handshake: say
+	// so when none was given, as a refusal then shows as a connection
+	// reset as often as a TLS alert (TLS 1.3 ends the client's handshake
+	// before the server has checked its certificate).
+	var asked bool
+	certs := conf.Certificates
+	conf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) {
+		asked = true
+		if len(certs) > 0 {
+			return &certs[0], nil
+		}
+		return &tls.Certificate{}, nil
+	}
 	d := &net.Dialer{Timeout: Timeout, KeepAlive: 5 * time.Minute}
 	raw, err := d.DialContext(ctx, network, addr)
 	if err != nil {
@@ -85,9 +105,49 @@ func (u *URL) dialTLS(ctx context.Context, network, addr string) (net.Conn, erro
 	defer cancel()
 	if err := c.HandshakeContext(hctx); err != nil {
 		raw.Close()
-		return nil, err
+		return nil, checkCert(failure, addr, err, asked && len(certs) == 0)
 	}
-	return c, nil
+	return certConn{c, failure, addr, asked && len(certs) == 0}, nil
+}
+
+// checkCert returns err, or the *CertError it is, which it also keeps in
+// failure: go-redis does not always hand back the error of the
+// connection's own read or write (a connection reset after the server's
+// alert), and the client reports the certificate instead.
+func checkCert(failure *atomic.Pointer[CertError], addr string, err error, noCert bool) error {
+	ce := certError(addr, err, noCert)
+	if ce == nil {
+		return err
+	}
+	failure.Store(ce)
+	return ce
+}
+
+// certConn is a TLS connection whose reads and writes say when the server
+// refused the client's certificate.
+type certConn struct {
+	*tls.Conn
+	failure *atomic.Pointer[CertError]
+	addr    string
+	// noCert: the server asked for a client certificate and got none.
+	noCert bool
+}
+
+func (c certConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	return n, c.check(err)
+}
+
+func (c certConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	return n, c.check(err)
+}
+
+func (c certConn) check(err error) error {
+	if err == nil {
+		return nil
+	}
+	return checkCert(c.failure, c.addr, err, c.noCert)
 }
 
 // Run runs a server-side script on keys, which share one hash slot. On a
@@ -100,6 +160,7 @@ func (c *Client) Run(ctx context.Context, sc *goredis.Script, keys []string, arg
 	start := time.Now()
 	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		v, err := sc.Run(ctx, c.rdb, keys, args...).Result()
+		err = c.certFailed(err)
 		if err == nil || err == goredis.Nil || c.url.Topology == Single || !FailingOver(err) {
 			return v, err
 		}
@@ -119,11 +180,27 @@ func (c *Client) Run(ctx context.Context, sc *goredis.Script, keys []string, arg
 	}
 }
 
+// certFailed returns the certificate refused on one of the client's
+// connections, if there was one, instead of err.
+func (c *Client) certFailed(err error) error {
+	if err == nil || err == goredis.Nil {
+		return err
+	}
+	if ce := c.certFailure.Load(); ce != nil {
+		return ce
+	}
+	return err
+}
+
 // FailingOver reports whether err is what a client sees while a primary
 // fails over: a server that refuses connections or drops them, or says it
 // cannot serve now (CLUSTERDOWN, TRYAGAIN, MASTERDOWN, READONLY: a replica
 // now, LOADING).
 func FailingOver(err error) bool {
+	var ce *CertError
+	if errors.As(err, &ce) {
+		return false
+	}
 	if goredis.IsClusterDownError(err) || goredis.IsTryAgainError(err) || goredis.IsMasterDownError(err) ||
 		goredis.IsReadOnlyError(err) || goredis.IsLoadingError(err) {
 		return true

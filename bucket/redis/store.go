@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	goredis "github.com/redis/go-redis/v9"
@@ -32,6 +33,8 @@ const KeyTTL = time.Hour
 type Client struct {
 	url *URL
 	rdb goredis.UniversalClient
+	// certFailure is the last certificate a TLS handshake refused.
+	certFailure atomic.Pointer[CertError]
 }
 
 var quiet sync.Once
@@ -39,7 +42,9 @@ var quiet sync.Once
 // Dial returns a client of the store at u. It does not connect.
 func Dial(u *URL) *Client {
 	quiet.Do(func() { goredis.SetLogger(discard{}) }) // go-redis logs to stderr otherwise
-	return &Client{url: u, rdb: u.client()}
+	c := &Client{url: u}
+	c.rdb = u.client(&c.certFailure)
+	return c
 }
 
 type discard struct{}
@@ -64,6 +69,7 @@ func (c *Client) redact(err error) error {
 	if err == nil {
 		return nil
 	}
+	err = c.certFailed(err)
 	msg := err.Error()
 	if c.url.password != "" {
 		msg = strings.ReplaceAll(msg, c.url.password, "xxxxx")

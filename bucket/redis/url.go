@@ -261,6 +261,16 @@ func (u *URL) String() string { return u.redacted }
 // PasswordInURL reports whether the URL holds a password: visible to
 // every user of the machine (ps) when it was given on the command line.
 func (u *URL) PasswordInURL() bool { return u.passwordInURL }
+
+// ArgvWarning is the warning of a URL given on the command line (flag
+// names where) with its password, which every user of the machine can read
+// there (ps) while retry runs; "" when it holds none.
+func (u *URL) ArgvWarning(flag string) string {
+	if !u.passwordInURL {
+		return ""
+	}
+	return fmt.Sprintf("warning: %s: the password in the URL is visible to every user of this machine (ps); give it in %s or a file named by %s instead", flag, EnvPassword, EnvPasswordFile)
+}
 func (u *URL) scheme() string {
 	s, _, _ := strings.Cut(u.redacted, "://")
 	return s

@@ -4,6 +4,7 @@ package completion
 
 import (
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -13,17 +14,24 @@ import (
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket/file"
 	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 )
 
 // fileFlag reports whether the flag name's value is a file to complete,
-// and the extensions to offer (none: any file). A switch, where a map
-// literal would be built at every start of retry, completing or not.
+// and the extensions to offer (none: any file): a source's file flags
+// (sources.Table: --cacert) and these. A switch, where a map literal would
+// be built at every start of retry, completing or not.
 func fileFlag(name string) (exts []string, ok bool) {
 	switch name {
 	case "waiter-file":
 		return []string{"json"}, true
-	case "report", "state", "cacert", "log-file":
+	case "report", "state", "log-file":
 		return nil, true
+	}
+	for _, s := range sources.Table {
+		if slices.Contains(s.Files, name) {
+			return nil, true
+		}
 	}
 	return nil, false
 }

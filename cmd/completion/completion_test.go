@@ -14,7 +14,11 @@ func commands() []*cobra.Command {
 	var cs []*cobra.Command
 	for _, wait := range []bool{false, true} {
 		c := &cobra.Command{Use: map[bool]string{false: "run", true: "wait"}[wait]}
-		plan.New(wait, &iostreams.IOStreams{}).Register(c.Flags())
+		o := plan.NewRun(&iostreams.IOStreams{})
+		if wait {
+			o = plan.NewWait(&iostreams.IOStreams{})
+		}
+		o.Register(c.Flags())
 		Register(c)
 		cs = append(cs, c)
 	}

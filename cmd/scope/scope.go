@@ -97,9 +97,12 @@ func (o *scopeOptions) run(c *cobra.Command, verb, name string) error {
 		err   error
 	)
 	if o.store != "" {
-		u, perr := plan.ParseScopeStore(o.store)
+		u, perr := plan.ParseScopeStore(o.store, o.io.Env)
 		if perr != nil {
 			return exit.Usagef("%s: %v", flag, perr)
+		}
+		if w := u.ArgvWarning(flag); w != "" && !fromEnv {
+			fmt.Fprintf(o.io.ErrOut, "retry: %s\n", w)
 		}
 		where = u.String()
 		client := redis.Dial(u)

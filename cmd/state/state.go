@@ -96,13 +96,21 @@ type target struct {
 	key   *redisstore.Key
 }
 
-func parseTarget(arg string) (*target, error) {
+// parseTarget parses a FILE or a Redis URL, configured by the RETRY_REDIS_
+// variables; a URL's password in argv is warned about.
+func parseTarget(io *iostreams.IOStreams, arg string) (*target, error) {
 	if !strings.Contains(arg, "://") {
 		return &target{arg: arg, name: arg, label: "file"}, nil
 	}
 	k, err := redisstore.ParseKey(arg)
+	if err == nil {
+		err = k.Store.Configure(io.Env)
+	}
 	if err != nil {
 		return nil, exit.Usagef("%v", err)
+	}
+	if w := k.Store.ArgvWarning("retry state"); w != "" {
+		fmt.Fprintf(io.ErrOut, "retry: %s\n", w)
 	}
 	return &target{arg: arg, name: k.String(), label: "key", key: k}, nil
 }
@@ -129,7 +137,7 @@ func (t *target) lock() (durable.Store, error) {
 
 // stateShow prints the sequence at arg as of now.
 func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) error {
-	t, err := parseTarget(arg)
+	t, err := parseTarget(io, arg)
 	if err != nil {
 		return err
 	}
@@ -303,7 +311,7 @@ func showJSON(st *durable.State, status durable.Status, now time.Time) map[strin
 // stateReset removes the sequence at arg under its lock; what is not a
 // retry state only with force.
 func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
-	t, err := parseTarget(arg)
+	t, err := parseTarget(io, arg)
 	if err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -176,6 +177,15 @@ type Command struct {
 	// output.DefaultMemoryFallback. Beyond it the attempt is stopped with a
 	// *output.StreamError, and the run ends: output is never silently cut.
 	MemoryFallback int64
+	// HeldFor, in final mode (Stdout nil), is retry's own stdout, to which
+	// the kept stdout goes once the run ends. When it is a pipe or a
+	// socket whose reader goes away (`retry run -- yes | head -c 0`), an
+	// attempt that has written to its stdout, or writes to it later, is
+	// stopped as on a closed pipe, with an *output.StreamError whose Err is
+	// ErrReaderGone: its bytes can never be delivered. An attempt that
+	// writes nothing to its stdout runs on, as it would with the pipe in
+	// its own hands. nil watches nothing.
+	HeldFor *os.File
 	// KeepStdout also keeps the whole stdout in live mode, for acceptors
 	// that parse it as JSON. Without it, a live attempt's stdout can be
 	// opened only when it fits in the window (else ErrStdoutNotKept).
@@ -217,11 +227,12 @@ type commandState struct {
 	path      string   // the PATH of env
 	stdin     *stdinSource
 	subreaper bool
-	marked    bool   // attempts carry runID in RunIDVar (EnableSupervisor)
-	pgid      int    // retry's own process group
-	outBuf    []byte // the stdout pump's buffer, allocated when first needed
-	errBuf    []byte // the stderr pump's
-	tailBuf   []byte // the kept stdout's window, when it spans blocks
+	marked    bool         // attempts carry runID in RunIDVar (EnableSupervisor)
+	pgid      int          // retry's own process group
+	reader    *readerWatch // HeldFor's reader, nil when not watched
+	outBuf    []byte       // the stdout pump's buffer, allocated when first needed
+	errBuf    []byte       // the stderr pump's
+	tailBuf   []byte       // the kept stdout's window, when it spans blocks
 }
 
 func (c *Command) killAfter() time.Duration {
@@ -290,6 +301,9 @@ func (c *Command) setup() (*commandState, error) {
 			}
 		}
 		st.stdin, c.err = newStdinSource(c.Stdin, c.Foreground, c.TempDir, c.spillThreshold(), c.memoryFallback())
+		if c.Stdout == nil && c.err == nil {
+			st.reader = watchReader(c.HeldFor)
+		}
 		c.state = st
 	})
 	return c.state, c.err
@@ -334,6 +348,11 @@ func (st *commandState) attemptEnv(n, max int) []string {
 // starts nothing (Skipped: no exit status) and returns its cause in Stopped
 // and Err.
 func (c *Command) Attempt(ctx context.Context, n, max int) *runner.Result {
+	return c.attempt(ctx, n, max, nil)
+}
+
+// attempt is Attempt, with stdout to stream when set (AttemptStream).
+func (c *Command) attempt(ctx context.Context, n, max int, stream io.Writer) *runner.Result {
 	a := &acceptor.Attempt{Number: n, Kind: acceptor.CommandAttempt}
 	res := &runner.Result{Attempt: a}
 	if c.closed {
@@ -354,7 +373,14 @@ func (c *Command) Attempt(ctx context.Context, n, max int) *runner.Result {
 	if serr != nil {
 		return notStarted(res, serr)
 	}
-	c.run(ctx, st, path, res, n, max)
+	c.run(ctx, st, path, res, n, max, stream)
+	// An attempt waits in system calls (fork, poll, waitid), never in the
+	// scheduler, so attempts with no delay between them keep this
+	// goroutine running for good: every 10 ms the runtime's monitor
+	// (sysmon) then preempts it, and goes back to waking every 20 µs.
+	// Passing through the scheduler once per attempt lets it sleep: 4% less
+	// CPU per attempt of /bin/false with --delay 0 (bench/attempts.sh).
+	runtime.Gosched()
 	return res
 }
 
@@ -388,6 +414,11 @@ type pump struct {
 
 	guard    *attemptGuard // the attempt's output limit and failures
 	dropKeep bool          // keep holds a failure or went past its bound
+	// wrote is set once the stream had a byte; reader, when set, is the
+	// watch of the reader of retry's stdout, which the held stdout's first
+	// byte is checked against (heldStdoutLost).
+	wrote  atomic.Bool
+	reader *readerWatch
 
 	started bool // the goroutine runs (or ran)
 	eof     bool // not started: the pipe is known to be at end of file
@@ -452,6 +483,8 @@ func (p *pump) spliced(n int, err error) bool {
 		if p.guard != nil && !p.guard.count(n) {
 			p.dropKeep = true
 		}
+		p.wrote.Store(true)
+		heldStdoutLost(p.reader, p)
 	}
 	switch {
 	case err != nil && p.keep.Err() != nil:
@@ -474,6 +507,10 @@ func (p *pump) spliced(n int, err error) bool {
 // pipe is still read to its end so the command never blocks on it.
 func (p *pump) take(b []byte) {
 	p.total += int64(len(b))
+	if p.reader != nil && !p.wrote.Load() {
+		p.wrote.Store(true)
+		heldStdoutLost(p.reader, p)
+	}
 	if p.guard != nil && !p.guard.count(len(b)) {
 		p.live, p.dropKeep = nil, true
 	}
@@ -573,6 +610,9 @@ func (c *Command) Close() error {
 	c.closed = true
 	if !c.hook {
 		endSupervision()
+	}
+	if c.state != nil {
+		c.state.reader.stop()
 	}
 	c.once.Do(func() {}) // never set up: nothing to drop
 	if c.state == nil || c.state.stdin == nil {

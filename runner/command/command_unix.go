@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
@@ -19,7 +20,9 @@ import (
 
 // run starts the command, waits for it and for everything it left behind,
 // and records the outcome in res.
-func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, maxAttempts int) {
+// stream, when set, receives the command's stdout instead of Stdout, and
+// nothing of it is kept (AttemptStream).
+func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, maxAttempts int, stream io.Writer) {
 	var out, errs [2]int
 	if err := pipeCloexec(&out); err != nil {
 		notStarted(res, &StartError{Name: c.Argv[0], Err: os.NewSyscallError("pipe", err), Code: 126})
@@ -77,19 +80,27 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 
 	window := c.window()
 	guard := &attemptGuard{limit: max(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
-	stdout := &pump{name: "stdout", fd: outR, buf: &st.outBuf, live: c.Stdout, window: window, guard: guard, done: make(chan struct{})}
-	if c.Stdout == nil || c.KeepStdout {
+	live := c.Stdout
+	if stream != nil {
+		live = stream
+	}
+	stdout := &pump{name: "stdout", fd: outR, buf: &st.outBuf, live: live, window: window, guard: guard, done: make(chan struct{})}
+	if stream == nil && (c.Stdout == nil || c.KeepStdout) {
 		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
 		stdout.keep.MemoryFallback = c.memoryFallback()
 		stdout.keep.TailBuf = &st.tailBuf
 	}
 	stderr := &pump{name: "stderr", fd: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
+	stdout.reader = st.reader
 
 	p := &process{pid: pid, group: !c.Foreground, grace: c.killAfter()}
+	p.killBy, _ = runner.StopBy(ctx) // the run's deadline cuts the grace
 	if c.SuperviseEarly && st.marked {
 		superviseGroup(p.groupID())
 	}
 	guard.stop = p.stop
+	st.reader.attempt(func() { heldStdoutLost(st.reader, stdout) })
+	defer st.reader.attempt(nil)
 	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })
 	// The recording of stdin can fail (a full TMPDIR): the attempt must

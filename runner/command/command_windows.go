@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -19,7 +20,9 @@ import (
 // resumes it, waits for it and for everything it left behind, and records
 // the outcome in res. The exit status is the leader's 32-bit exit code,
 // unchanged (an NTSTATUS such as 0xC0000005 is 3221225477).
-func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, maxAttempts int) {
+// stream, when set, receives the command's stdout instead of Stdout, and
+// nothing of it is kept (AttemptStream).
+func (c *Command) run(ctx context.Context, st *commandState, path string, res *runner.Result, n, maxAttempts int, stream io.Writer) {
 	outR, outW, err := pipe(true)
 	if err != nil {
 		notStarted(res, &StartError{Name: c.Argv[0], Err: err, Code: 126})
@@ -90,8 +93,12 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 
 	window := c.window()
 	guard := &attemptGuard{limit: max(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
-	stdout := &pump{name: "stdout", fd: -1, r: outR, buf: &st.outBuf, live: c.Stdout, window: window, guard: guard, done: make(chan struct{})}
-	if c.Stdout == nil || c.KeepStdout {
+	live := c.Stdout
+	if stream != nil {
+		live = stream
+	}
+	stdout := &pump{name: "stdout", fd: -1, r: outR, buf: &st.outBuf, live: live, window: window, guard: guard, done: make(chan struct{})}
+	if stream == nil && (c.Stdout == nil || c.KeepStdout) {
 		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
 		stdout.keep.MemoryFallback = c.memoryFallback()
 		stdout.keep.TailBuf = &st.tailBuf
@@ -99,6 +106,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	stderr := &pump{name: "stderr", fd: -1, r: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
 
 	p := &process{pid: pid, handle: windows.Handle(handle), job: job, group: !c.Foreground, grace: c.killAfter()}
+	p.killBy, _ = runner.StopBy(ctx) // the run's deadline cuts the grace
 	guard.stop = p.stop
 	c.current.Store(p)
 	unwatch := context.AfterFunc(ctx, func() { p.stop(context.Cause(ctx)) })

@@ -13,7 +13,8 @@ import (
 )
 
 // lookPath finds the file to execute for name, as a shell does: a name with
-// a slash is used as is (relative to dir); any other is looked up in the
+// a slash is used as is (relative to dir), and execve(2) says whether it
+// can run (startError explains why not); any other is looked up in the
 // directories of pathList, an empty entry meaning the working directory.
 // The first executable regular file wins; when there is none but some
 // candidate exists, the error is EACCES (126), else ErrCommandNotFound
@@ -23,17 +24,8 @@ func lookPath(name, pathList, dir string) (string, *StartError) {
 		return "", &StartError{Name: name, Err: ErrCommandNotFound, Code: 127}
 	}
 	if strings.Contains(name, "/") {
-		fi, err := os.Stat(inDir(dir, name))
-		switch {
-		case errors.Is(err, syscall.ENOENT), errors.Is(err, syscall.ENOTDIR):
-			return "", &StartError{Name: name, Err: syscall.ENOENT, Code: 127}
-		case err != nil:
-			return "", &StartError{Name: name, Err: errnoOf(err), Code: 126}
-		case fi.IsDir():
-			return "", &StartError{Name: name, Err: syscall.EISDIR, Code: 126}
-		case !executable(inDir(dir, name), fi):
-			return "", &StartError{Name: name, Err: syscall.EACCES, Code: 126}
-		}
+		// No stat(2) and access(2) before every attempt: the exec finds
+		// out as much, and only a failed one pays for the explanation.
 		return name, nil
 	}
 	denied := false
@@ -70,15 +62,6 @@ func executable(path string, fi os.FileInfo) bool {
 	return fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 && syscall.Access(path, 1 /* X_OK */) == nil
 }
 
-// errnoOf returns the errno inside err, or err itself.
-func errnoOf(err error) error {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno
-	}
-	return err
-}
-
 // startError explains a failed fork/exec of path.
 func startError(name, path, dir string, err error) *StartError {
 	var errno syscall.Errno
@@ -90,14 +73,19 @@ func startError(name, path, dir string, err error) *StartError {
 			return &StartError{Name: name, Err: fmt.Errorf("cannot change directory to %s: %w", dir, errno), Code: 126}
 		}
 	}
-	if errno == syscall.ENOENT {
+	if errno == syscall.ENOENT || errno == syscall.ENOTDIR {
 		if _, serr := os.Stat(inDir(dir, path)); serr != nil {
-			return &StartError{Name: name, Err: errno, Code: 127}
+			return &StartError{Name: name, Err: syscall.ENOENT, Code: 127}
 		}
 		// The file is there: its interpreter is not, which is "not found"
 		// (127) for sh, bash, env and timeout too.
 		if interp := shebang(inDir(dir, path)); interp != "" {
 			return &StartError{Name: name, Err: fmt.Errorf("%s: bad interpreter: %w", interp, errno), Code: 127}
+		}
+	}
+	if errno == syscall.EACCES {
+		if fi, serr := os.Stat(inDir(dir, path)); serr == nil && fi.IsDir() {
+			return &StartError{Name: name, Err: syscall.EISDIR, Code: 126}
 		}
 	}
 	return &StartError{Name: name, Err: errno, Code: 126}

@@ -21,6 +21,9 @@ type process struct {
 	pid   int
 	group bool // the leader leads its own process group
 	grace time.Duration
+	// killBy is when everything must be killed whatever the grace (the
+	// run's deadline: runner.StopBy); zero when there is none.
+	killBy time.Time
 
 	mu      sync.Mutex
 	exited  bool      // the leader exited (it may not be reaped yet)
@@ -53,7 +56,8 @@ func (p *process) stop(cause error) {
 		cause = context.Canceled
 	}
 	p.stopped = cause
-	if p.grace < 0 {
+	grace := p.graceLeft(time.Now())
+	if grace < 0 {
 		p.killAt = time.Now()
 		p.send(syscall.SIGKILL)
 		return
@@ -67,8 +71,8 @@ func (p *process) stop(cause error) {
 	if sig != syscall.SIGKILL && sig != syscall.SIGCONT {
 		p.send(syscall.SIGCONT)
 	}
-	p.killAt = time.Now().Add(p.grace)
-	p.timer = time.AfterFunc(p.grace, func() {
+	p.killAt = time.Now().Add(grace)
+	p.timer = time.AfterFunc(grace, func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if !p.exited {
@@ -96,6 +100,22 @@ func (p *process) killNow(cause error) bool {
 	p.killAt = time.Now()
 	p.send(syscall.SIGKILL)
 	return true
+}
+
+// graceLeft is the grace a stop at now gives: p.grace, cut to what is
+// left before killBy; negative for none (SIGKILL at once).
+func (p *process) graceLeft(now time.Time) time.Duration {
+	g := p.grace
+	if g < 0 || p.killBy.IsZero() {
+		return g
+	}
+	if left := p.killBy.Sub(now); left < g {
+		g = left
+	}
+	if g <= 0 {
+		return -1
+	}
+	return g
 }
 
 func (p *process) stoppedBy() error {
@@ -139,7 +159,7 @@ func (p *process) sweep(st *commandState) int {
 	stopped, killAt := p.stopped != nil, p.killAt
 	p.mu.Unlock()
 	if !stopped {
-		killAt = time.Now().Add(max(p.grace, 0))
+		killAt = time.Now().Add(max(p.graceLeft(time.Now()), 0))
 	}
 	left := p.sweepSlow(st, stopped, killAt, groupLive, kids)
 	if left == 0 {

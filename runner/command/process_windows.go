@@ -32,6 +32,9 @@ type process struct {
 	job    windows.Handle
 	group  bool // the leader leads its own process group
 	grace  time.Duration
+	// killBy is when everything must be ended whatever the grace (the
+	// run's deadline: runner.StopBy); zero when there is none.
+	killBy time.Time
 
 	mu      sync.Mutex
 	exited  bool
@@ -121,11 +124,12 @@ func (p *process) stop(cause error) {
 		cause = context.Canceled
 	}
 	p.stopped = cause
-	if p.grace < 0 || !p.breakGroup() {
+	grace := p.graceLeft(time.Now())
+	if grace < 0 || !p.breakGroup() {
 		p.terminate()
 		return
 	}
-	p.timer = time.AfterFunc(p.grace, func() {
+	p.timer = time.AfterFunc(grace, func() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if !p.exited {
@@ -200,4 +204,20 @@ type jobAccounting struct {
 	ThisPeriodTotalUserTime, ThisPeriodTotalKernelTime   int64
 	TotalPageFaultCount, TotalProcesses, ActiveProcesses uint32
 	TotalTerminatedProcesses                             uint32
+}
+
+// graceLeft is the grace a stop at now gives: p.grace, cut to what is
+// left before killBy; negative for none (TerminateJobObject at once).
+func (p *process) graceLeft(now time.Time) time.Duration {
+	g := p.grace
+	if g < 0 || p.killBy.IsZero() {
+		return g
+	}
+	if left := p.killBy.Sub(now); left < g {
+		g = left
+	}
+	if g <= 0 {
+		return -1
+	}
+	return g
 }

@@ -39,6 +39,11 @@ import (
 // attempt has run for supervisorAfter, or when a sweep finds leftovers.
 // Before that, the attempt's leader still dies with retry
 // (PR_SET_PDEATHSIG).
+//
+// retry is the supervisor's parent, and waits for it: a supervisor that
+// dies without retry's goodbye (someone killed it) is replaced at once by
+// another for the same run, told every process group the first one knew,
+// up to supervisorRestarts times a run.
 
 // supervisorArg is argv[1] of the supervisor; argv[2] is the run's id. The
 // file descriptor 3 is the pipe from retry.
@@ -50,6 +55,11 @@ const supervisorAfter = 50 // milliseconds
 // supervisorBound is how long the supervisor goes on killing once retry is
 // gone, while passes still find processes of the run.
 const supervisorBound = 10 * time.Second
+
+// supervisorRestarts is how many times a run replaces a supervisor that
+// died without its goodbye; past that (a supervisor that cannot live) the
+// run goes on without one.
+const supervisorRestarts = 10
 
 // supervision is this process's supervisor: off until EnableSupervisor,
 // then started at most once.
@@ -63,6 +73,9 @@ type supervisorState struct {
 	pid     atomic.Int64
 	tid     atomic.Int64 // the thread that forked it: its parent
 	groups  map[int]bool // the groups told to the supervisor
+	fence   int64        // FenceRun's bound (CLOCK_BOOTTIME ns), 0 for none
+	// restarts counts the supervisors that replaced one that died.
+	restarts int
 }
 
 // EnableSupervisor lets the runs of this process start a supervisor (see
@@ -71,7 +84,11 @@ type supervisorState struct {
 func EnableSupervisor() {
 	supervision.mu.Lock()
 	supervision.enabled = true
+	fenced := supervision.fence != 0
 	supervision.mu.Unlock()
+	if fenced {
+		superviseGroup(0) // the bound holds from the first moment of the attempt
+	}
 }
 
 // IsSupervisor reports whether args (os.Args[1:]) are those of a
@@ -86,8 +103,14 @@ func IsSupervisor(args []string) bool {
 }
 
 // supervisorPid is the supervisor's pid, 0 when none runs: a child of retry
-// that is no leftover of an attempt.
-func supervisorPid() int { return int(supervision.pid.Load()) }
+// that is no leftover of an attempt. It waits for a supervisor being
+// started (a replacement starts at any time) to have its pid recorded, so
+// that a sweep never takes a new supervisor for a leftover.
+func supervisorPid() int {
+	supervision.mu.Lock()
+	defer supervision.mu.Unlock()
+	return int(supervision.pid.Load())
+}
 
 // supervisorThread is the thread of retry that forked the supervisor.
 func supervisorThread() int { return int(supervision.tid.Load()) }
@@ -111,6 +134,9 @@ func superviseGroup(pgid int) {
 			first = "+" + strconv.Itoa(pgid) + "\n"
 			s.groups[pgid] = true
 		}
+		if s.fence != 0 {
+			first += "@" + strconv.FormatInt(s.fence, 10) + "\n"
+		}
 		s.w = startSupervisor(first)
 		return
 	}
@@ -121,14 +147,52 @@ func superviseGroup(pgid int) {
 	s.tell("+" + strconv.Itoa(pgid) + "\n")
 }
 
-// tell writes line to the supervisor. When that fails the supervisor is
-// gone (someone killed it): the run goes on without one.
+// tell writes line to the supervisor. When that fails the supervisor died
+// (someone killed it): watchSupervisor replaces it with one told every
+// group in s.groups, line's included.
 func (s *supervisorState) tell(line string) {
-	if _, err := s.w.WriteString(line); err != nil {
-		s.w.Close()
-		s.w = nil
-		s.pid.Store(0)
+	_, _ = s.w.WriteString(line)
+}
+
+// groupLines are the lines that tell a new supervisor every group in
+// s.groups, and the bound of FenceRun.
+func (s *supervisorState) groupLines() string {
+	var b strings.Builder
+	for pg := range s.groups {
+		b.WriteString("+" + strconv.Itoa(pg) + "\n")
 	}
+	if s.fence != 0 {
+		b.WriteString("@" + strconv.FormatInt(s.fence, 10) + "\n")
+	}
+	return b.String()
+}
+
+// watchSupervisor waits for the supervisor pid to exit and reaps it (retry
+// is its parent; nothing else waits for this pid). When it died while
+// retry still needed it (no goodbye was said, and it is still the current
+// one), another is started in its place, told every group, unless
+// supervisorRestarts were started already.
+func watchSupervisor(pid int) {
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	s := &supervision
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w == nil || int(s.pid.Load()) != pid {
+		return // retry said goodbye: the supervisor exited as asked
+	}
+	s.w.Close()
+	s.w = nil
+	s.pid.Store(0)
+	if s.restarts >= supervisorRestarts {
+		return
+	}
+	s.restarts++
+	s.w = startSupervisor(s.groupLines())
 }
 
 // groupGone tells the supervisor that the process group pgid is empty: its
@@ -199,38 +263,125 @@ func startSupervisor(first string) *os.File {
 	}
 	supervision.tid.Store(int64(tid))
 	supervision.pid.Store(int64(pid))
+	go watchSupervisor(pid)
 	return os.NewFile(uintptr(p[1]), "supervisor")
+}
+
+// FenceRun bounds the run's processes in time: they must all be gone
+// within d from now, whatever becomes of retry — a retry stopped by
+// SIGSTOP, or one that cannot renew the lease its attempt runs under (a
+// --state lock in Redis), no longer ends them itself. The supervisor
+// SIGKILLs every process of the run when the bound passes, unless a later
+// FenceRun moved it first; d ≤ 0 lifts it. A bound set starts the
+// supervisor at once (or when EnableSupervisor comes), not 50 ms into the
+// attempt. The bound is kept on CLOCK_BOOTTIME, which a suspended machine
+// does not stop either. Without the supervisor (EnableSupervisor never
+// called, or it cannot start) it does nothing.
+func FenceRun(d time.Duration) {
+	at := int64(0)
+	if d > 0 {
+		at = bootTime() + int64(d)
+	}
+	s := &supervision
+	s.mu.Lock()
+	s.fence = at
+	if s.w != nil {
+		s.tell("@" + strconv.FormatInt(at, 10) + "\n")
+	}
+	start := at != 0 && s.enabled && !s.tried
+	s.mu.Unlock()
+	if start {
+		superviseGroup(0) // starts the supervisor, which reads the bound first
+	}
+}
+
+// bootTime is CLOCK_BOOTTIME in nanoseconds.
+func bootTime() int64 {
+	var ts unix.Timespec
+	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
+		return 0
+	}
+	return ts.Nano()
 }
 
 // Supervise is the supervisor's main: it reads what retry tells it on the
 // descriptor 3 until retry says goodbye (it returns at once) or is gone
-// (end of file: it kills every process of the run id, then returns). It
-// returns the exit status, 0.
+// (end of file: it kills every process of the run id, then returns). A
+// bound (FenceRun) that passes kills them too, and it reads on. It returns
+// the exit status, 0.
 func Supervise(id string) int {
+	lines := make(chan string)
+	go func() {
+		r := bufio.NewReader(os.NewFile(3, "run"))
+		for {
+			line, err := r.ReadString('\n')
+			if err != nil {
+				close(lines)
+				return
+			}
+			lines <- strings.TrimSpace(line)
+		}
+	}()
 	groups := map[int]bool{}
-	r := bufio.NewReader(os.NewFile(3, "run"))
+	supervise(lines, bootTime, func() { killAll(id, groups) }, groups)
+	return 0
+}
+
+// supervise follows what retry tells it (lines; closed when retry is
+// gone) on the clock now (nanoseconds): "+PGID" and "-PGID" add and remove
+// a group of groups, "@T" sets the bound T (0: none), "q" is goodbye. It
+// calls kill when retry is gone, and when the bound passes.
+func supervise(lines <-chan string, now func() int64, kill func(), groups map[int]bool) {
+	fence := int64(0)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
 	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			break
-		}
-		line = strings.TrimSpace(line)
-		if line == "q" {
-			return 0
-		}
-		if len(line) > 1 {
-			if pg, err := strconv.Atoi(line[1:]); err == nil && pg > 0 {
+		select {
+		case line, ok := <-lines:
+			if !ok {
+				kill()
+				return
+			}
+			if line == "q" {
+				return
+			}
+			if len(line) < 2 {
+				continue
+			}
+			if line[0] == '@' {
+				if at, err := strconv.ParseInt(line[1:], 10, 64); err == nil {
+					fence = at
+					timer.Stop()
+					if fence > 0 {
+						timer.Reset(time.Duration(max(fence-now(), 0)))
+					}
+				}
+			} else if pg, err := strconv.Atoi(line[1:]); err == nil && pg > 0 {
 				groups[pg] = line[0] == '+'
 			}
+		case <-timer.C:
+			if fence <= 0 {
+				continue
+			}
+			if left := fence - now(); left > 0 { // the timer's clock did not count a suspension
+				timer.Reset(time.Duration(left))
+				continue
+			}
+			fence = 0
+			kill()
 		}
 	}
+}
+
+// killAll kills the run's processes until a pass finds none, for at most
+// supervisorBound.
+func killAll(id string, groups map[int]bool) {
 	deadline := time.Now().Add(supervisorBound)
 	pause := time.Millisecond
 	for killRun(id, groups) > 0 && time.Now().Before(deadline) {
 		time.Sleep(pause)
 		pause = min(2*pause, 20*time.Millisecond)
 	}
-	return 0
 }
 
 // killRun SIGKILLs every live process of run id or of one of groups, and

@@ -80,7 +80,7 @@ type LimitError struct {
 
 func (e *LimitError) Error() string {
 	if e.Kept {
-		return fmt.Sprintf("stdout exceeded %s, the most an attempt's stdout may keep (--max-output SIZE sets another bound)", FormatSize(e.Limit))
+		return fmt.Sprintf("stdout exceeded %s, the most an attempt's stdout may keep (--max-output SIZE sets another bound; a command whose output never ends needs --stdout live)", FormatSize(e.Limit))
 	}
 	return fmt.Sprintf("output exceeded --max-output %s", FormatSize(e.Limit))
 }

@@ -9,26 +9,21 @@ package redact
 import (
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
-	"sync"
 )
 
 // Placeholder replaces a secret in logs, reports and errors.
 const Placeholder = "REDACTED"
 
-// secretHeaders are the headers whose values Header hides, in canonical
-// form. The name lists of this file are slices, static data, not maps: a
-// map literal is built by package initialisation at every start of retry.
-var secretHeaders = []string{
-	"Authorization",
-	"Proxy-Authorization",
-	"Cookie",
-	"Set-Cookie",
-	"X-Api-Key",
-	"X-Auth-Token",
-	"X-Amz-Security-Token",
+// ascii reports whether s is ASCII text.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // IsSecretHeader reports whether Header hides the values of the header
@@ -38,8 +33,13 @@ var secretHeaders = []string{
 // session, cookie or credential, or is sig, pass or jwt (X-Goog-Api-Key,
 // Private-Token, X-Vault-Token, X-Auth…; Idempotency-Key too).
 func IsSecretHeader(name string) bool {
-	return slices.Contains(secretHeaders, http.CanonicalHeaderKey(name)) || isSecretName(name)
+	// Each of the headers named holds a secret word (TestSecretNames):
+	// the name rule is the whole rule, without a canonical copy of name.
+	return isSecretName(name)
 }
+
+// The name lists of this file are slices, static data, not maps: a map
+// literal is built by package initialisation at every start of retry.
 
 // secretWords are the parts of a name that make a header, a query
 // parameter, a NAME=VALUE pair or a JSON key secret.
@@ -64,7 +64,19 @@ var wellKnown = []string{"sentry_dsn", "slack_webhook_url", "database_url", "dsn
 // on the side of hiding: Idempotency-Key and monkey=1 are hidden too. An
 // empty name is not secret.
 func isSecretName(name string) bool {
-	n := strings.ToLower(strings.TrimLeft(name, "-"))
+	for name != "" && name[0] == '-' {
+		name = name[1:]
+	}
+	if ascii(name) {
+		return secretNameASCII(name)
+	}
+	return secretNameLower(name)
+}
+
+// secretNameLower is isSecretName on name without its leading dashes, by
+// its lower-case copy.
+func secretNameLower(name string) bool {
+	n := strings.ToLower(name)
 	if slices.Contains(secretNames, n) || slices.Contains(wellKnown, n) {
 		return true
 	}
@@ -114,7 +126,7 @@ func URL(s string) string {
 		start = i + len("://")
 	}
 	end := len(s)
-	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+	if i := indexOf(s[start:], "/?#"); i >= 0 {
 		end = start + i
 	}
 	at := strings.LastIndexByte(s[start:end], '@')
@@ -140,7 +152,7 @@ func URL(s string) string {
 // session, RFC 3986's ";name=value" segments) → "/app;jsessionid=REDACTED/x".
 func redactPathParams(s string, start int) string {
 	end := len(s)
-	if i := strings.IndexAny(s[start:], "?#"); i >= 0 {
+	if i := indexOf(s[start:], "?#"); i >= 0 {
 		end = start + i
 	}
 	if strings.IndexByte(s[start:end], ';') < 0 {
@@ -198,32 +210,46 @@ func redactQuery(s string) string {
 	if i := strings.IndexByte(s[q:], '#'); i >= 0 {
 		end = q + i
 	}
-	var b strings.Builder
-	b.WriteString(s[:q+1])
-	b.WriteString(redactParams(s[q+1 : end]))
-	b.WriteString(s[end:])
-	return b.String()
+	params := redactParams(s[q+1 : end])
+	if params == s[q+1:end] {
+		return s
+	}
+	return s[:q+1] + params + s[end:]
 }
 
 // redactParams hides the secret values in "a=1&token=x;b=2".
 func redactParams(q string) string {
 	var b strings.Builder
-	for len(q) > 0 {
-		i := strings.IndexAny(q, "&;")
-		part, sep := q, ""
-		if i >= 0 {
-			part, sep, q = q[:i], q[i:i+1], q[i+1:]
-		} else {
-			q = ""
+	done := 0 // q[:done] is in b
+	for start := 0; start < len(q); {
+		end := len(q)
+		if i := indexOf(q[start:], "&;"); i >= 0 {
+			end = start + i
 		}
-		name, _, hasValue := strings.Cut(part, "=")
-		if hasValue && isSecretName(unescapeName(name)) {
-			part = name + "=" + Placeholder
+		if name, _, hasValue := strings.Cut(q[start:end], "="); hasValue && isSecretName(unescapeName(name)) {
+			b.WriteString(q[done : start+len(name)+1])
+			b.WriteString(Placeholder)
+			done = end
 		}
-		b.WriteString(part)
-		b.WriteString(sep)
+		start = end + 1
 	}
+	if done == 0 {
+		return q
+	}
+	b.WriteString(q[done:])
 	return b.String()
+}
+
+// indexOf is strings.IndexAny for two or three ASCII bytes, without the
+// set IndexAny builds at every call.
+func indexOf(s, chars string) int {
+	a, b, c := chars[0], chars[1], chars[len(chars)-1]
+	for i := 0; i < len(s); i++ {
+		if x := s[i]; x == a || x == b || x == c {
+			return i
+		}
+	}
+	return -1
 }
 
 func unescapeName(n string) string {
@@ -231,270 +257,6 @@ func unescapeName(n string) string {
 		return u
 	}
 	return n
-}
-
-// The regexps below compile on first use: a run that logs nothing (-q)
-// never pays for them at start-up.
-
-// lazyRegexp is a regexp compiled on its first use (get). A package-level
-// lazyRegexp{expr: …} is static data: no code runs for it at start-up,
-// where a sync.OnceValue closure would be built for each.
-type lazyRegexp struct {
-	once sync.Once
-	expr string
-	re   *regexp.Regexp
-}
-
-// get returns the compiled regexp. acceptor/errorcode has its twin: ten lines are not
-// worth a package both would import, and neither imports the other.
-func (l *lazyRegexp) get() *regexp.Regexp {
-	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
-	return l.re
-}
-
-// urlToken finds URLs in text: a scheme, "://", and everything up to a blank
-// or a quote.
-var urlToken = lazyRegexp{expr: `[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`}
-
-// credential finds "Bearer S" and "Basic S" (any case).
-var credential = lazyRegexp{expr: `(?i)\b(bearer|basic)([ \t]+)[A-Za-z0-9\-._~+/]+=*`}
-
-// headerLine finds "Name: value" where Name starts a line, a quoted string
-// or a word; the value runs to the end of the line or of the quote.
-var headerLine = lazyRegexp{expr: `(^|[\s'"(\[{])([A-Za-z0-9!#$%&*+.^_|~][A-Za-z0-9!#$%&*+.^_|~-]*):([ \t]*)([^\n"'\\]*)`}
-
-// assignment finds NAME=VALUE and NAME = VALUE (blanks around "=" on one
-// line): --api-key=S, GITHUB_TOKEN=S, aws_secret_access_key = S, a=1&token=S.
-// NAME follows the start, a blank, a quote or punctuation other than "-",
-// "." and "_" (which belong to names); the value is a quoted string on the
-// line or runs to a blank, a quote, "&", ";" or ",", and does not start
-// with "=" (NAME == VALUE is a comparison).
-var assignment = lazyRegexp{expr: `(^|[^A-Za-z0-9_.\-])(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)([ \t]*=[ \t]*)("(?:[^"\\\n]|\\.)*"|'[^'\n]*'|[^\s"'&,;=][^\s"'&,;]*)`}
-
-// jsonKey finds a JSON (or Python) key and its scalar value on one line:
-// "client_secret": "S", 'password': 'S', "token": 12345.
-var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`}
-
-// escapedJSONKey finds a JSON key and its string value escaped once more,
-// as a shell string or a JSON string holding JSON writes them:
-// \"client_secret\": \"S\".
-var escapedJSONKey = lazyRegexp{expr: `(\\"[A-Za-z0-9_. -]+\\")([ \t]*:[ \t]*)(\\"(?:[^"\\\n]|\\\\[^"\n])*\\")`}
-
-// accessKey finds an AWS access key ID on its own: AKIA (a user's) or
-// ASIA (temporary credentials) and 16 upper-case letters or digits.
-var accessKey = lazyRegexp{expr: `\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`}
-
-// githubToken finds a GitHub token by its prefix: ghp_ (personal), gho_
-// (OAuth), ghu_ and ghs_ (apps), ghr_ (refresh) and github_pat_
-// (fine-grained).
-var githubToken = lazyRegexp{expr: `\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,})\b`}
-
-// tokenWord finds "token S" (any case), GitHub's and many tools' way of
-// giving a credential ("Authorization: token S", "vault login token S").
-// S must look like one (tokenValue), so that prose ("the token expired")
-// stays.
-var tokenWord = lazyRegexp{expr: `(?i)\b(token)([ \t]+)([A-Za-z0-9\-._~+/]+=*)`}
-
-// tokenValue reports whether v, after the word token, looks like a
-// credential rather than a word: 8 characters or more with a digit, or 20
-// or more.
-func tokenValue(v string) bool {
-	return len(v) >= 20 || len(v) >= 8 && strings.ContainsAny(v, "0123456789")
-}
-
-// privateKey finds the body of a PEM private key block.
-var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(-----END [A-Z0-9 ]*PRIVATE KEY-----)`}
-
-// Text hides the secrets in text that retry writes or repeats (a log line,
-// an error, a usage message, a command's output replayed, a failure body):
-// the user information and secret query parameters of every URL in it
-// (URL), "Bearer S" and "Basic S" credentials, the value of every
-// "Name: value" header or pair whose name is secret (IsSecretHeader), of
-// every NAME=VALUE and NAME = VALUE whose name is secret (isSecretName:
-// GITHUB_TOKEN=S, api_token=S, aws_secret_access_key = S), of every JSON
-// key whose name is secret ("client_secret": "S" → "client_secret":
-// "REDACTED", quotes kept), and the body of a PEM private key. Only the
-// value goes: the name, the separator and the text around stay. Text
-// without any of them is returned as is.
-func Text(s string) string { return text(s, true) }
-
-// text is Text; with pairs false, "Name: value" and JSON keys are left as
-// they are (Message).
-func text(s string, pairs bool) string {
-	if strings.Contains(s, "://") {
-		s = urlToken.get().ReplaceAllStringFunc(s, URL)
-	}
-	if strings.Contains(s, "PRIVATE KEY-----") {
-		s = privateKey.get().ReplaceAllString(s, "${1}"+Placeholder+"${2}")
-	}
-	if mayHoldCredential(s) {
-		s = credential.get().ReplaceAllString(s, "${1}${2}"+Placeholder)
-	}
-	if strings.Contains(s, "AKIA") || strings.Contains(s, "ASIA") {
-		s = accessKey.get().ReplaceAllString(s, Placeholder)
-	}
-	if strings.Contains(s, "gh") && strings.IndexByte(s, '_') >= 0 {
-		s = githubToken.get().ReplaceAllString(s, Placeholder)
-	}
-	if mayHoldTokenWord(s) {
-		s = tokenWord.get().ReplaceAllStringFunc(s, func(m string) string {
-			sub := tokenWord.get().FindStringSubmatch(m)
-			if !tokenValue(sub[3]) || sub[3] == Placeholder {
-				return m
-			}
-			return sub[1] + sub[2] + Placeholder
-		})
-	}
-	if !mayNameSecret(s) {
-		// What is left hides values by their names: text that names no
-		// secret (most lines of a command's output) skips the regexps.
-		return s
-	}
-	if pairs && strings.IndexByte(s, ':') >= 0 && strings.IndexByte(s, '\n') >= 0 {
-		s = yamlBlocks(s)
-	}
-	if pairs && strings.IndexByte(s, ':') >= 0 {
-		s = headerLine.get().ReplaceAllStringFunc(s, func(m string) string {
-			sub := headerLine.get().FindStringSubmatch(m)
-			if !IsSecretHeader(sub[2]) || sub[4] == "" || sub[4] == Placeholder {
-				return m
-			}
-			return sub[1] + sub[2] + ":" + sub[3] + Placeholder
-		})
-		if strings.ContainsAny(s, `"'`) {
-			s = jsonKey.get().ReplaceAllStringFunc(s, func(m string) string {
-				sub := jsonKey.get().FindStringSubmatch(m)
-				if !isSecretName(sub[1][1 : len(sub[1])-1]) {
-					return m
-				}
-				return sub[1] + sub[2] + maskValue(sub[3])
-			})
-		}
-		if strings.Contains(s, `\"`) {
-			s = escapedJSONKey.get().ReplaceAllStringFunc(s, func(m string) string {
-				sub := escapedJSONKey.get().FindStringSubmatch(m)
-				if !isSecretName(sub[1][2 : len(sub[1])-2]) {
-					return m
-				}
-				return sub[1] + sub[2] + `\"` + Placeholder + `\"`
-			})
-		}
-	}
-	if strings.IndexByte(s, '=') >= 0 {
-		s = assignments(s)
-	}
-	return s
-}
-
-// mayNameSecret reports whether s, lowercased, holds a secret word or
-// name (secretWords, secretNames, wellKnown): every name that isSecretName
-// or IsSecretHeader accepts does, so text without one has no value for
-// headerLine, jsonKey, escapedJSONKey or the assignments to hide.
-func mayNameSecret(s string) bool {
-	l := strings.ToLower(s)
-	for _, w := range secretWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	for _, names := range [][]string{secretNames, wellKnown} {
-		for _, n := range names {
-			if strings.Contains(l, n) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// mayHoldCredential reports whether s may hold a match of credential:
-// "bearer" or "basic" in any ASCII case, or any non-ASCII byte (the
-// regexp's case folding also matches 'ſ' for 's'). Most text (a command
-// line being described, a log line) then skips the regexp, and the run its
-// compilation.
-func mayHoldCredential(s string) bool {
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] >= 0x80:
-			return true
-		case s[i]|0x20 == 'b' && i+5 <= len(s) && (strings.EqualFold(s[i:i+5], "basic") || i+6 <= len(s) && strings.EqualFold(s[i:i+6], "bearer")):
-			return true
-		}
-	}
-	return false
-}
-
-// mayHoldTokenWord reports whether s may hold a match of tokenWord: "token"
-// in any ASCII case, or a non-ASCII byte (case folding matches the Kelvin
-// sign for 'k').
-func mayHoldTokenWord(s string) bool {
-	for i := 0; i+5 <= len(s); i++ {
-		switch {
-		case s[i] >= 0x80:
-			return true
-		case s[i]|0x20 == 't' && strings.EqualFold(s[i:i+5], "token"):
-			return true
-		}
-	}
-	return false
-}
-
-// assignments hides the values of secret NAME=VALUE pairs in s, outside
-// URLs (URL hid their secret parameters already; "#k=v" after one stays).
-func assignments(s string) string {
-	ms := assignment.get().FindAllStringSubmatchIndex(s, -1)
-	if ms == nil {
-		return s
-	}
-	var urls [][]int
-	if strings.Contains(s, "://") {
-		urls = urlToken.get().FindAllStringIndex(s, -1)
-	}
-	var b strings.Builder
-	last := 0
-	for _, m := range ms {
-		name := s[m[4]:m[5]]
-		if !isSecretName(name) || inside(urls, m[4]) || hidden(s[m[8]:m[9]]) {
-			continue
-		}
-		b.WriteString(s[last:m[8]])
-		b.WriteString(maskValue(s[m[8]:m[9]]))
-		last = m[9]
-	}
-	if last == 0 {
-		return s
-	}
-	b.WriteString(s[last:])
-	return b.String()
-}
-
-// hidden reports whether a value is the placeholder already, with the
-// punctuation that follows it in a sentence ("REDACTED:", "REDACTED]").
-func hidden(v string) bool {
-	rest, ok := strings.CutPrefix(v, Placeholder)
-	return ok && strings.Trim(rest, ":.)]}") == ""
-}
-
-// inside reports whether offset i is inside one of spans.
-func inside(spans [][]int, i int) bool {
-	for _, sp := range spans {
-		if sp[0] <= i && i < sp[1] {
-			return true
-		}
-	}
-	return false
-}
-
-// maskValue is the placeholder in place of a value, in the value's quotes
-// when it has them.
-func maskValue(v string) string {
-	if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
-		return v[:1] + Placeholder + v[:1]
-	}
-	if v == "\"\"" || v == "''" {
-		return v
-	}
-	return Placeholder
 }
 
 // Argv returns a copy of a command line with its secrets hidden, as

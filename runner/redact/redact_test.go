@@ -132,7 +132,7 @@ func TestRedactArgv(t *testing.T) {
 }
 
 func TestSecretNames(t *testing.T) {
-	for _, n := range []string{"GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
+	for _, n := range []string{"Authorization", "Proxy-Authorization", "Cookie", "Set-Cookie", "X-Api-Key", "X-Auth-Token", "X-Amz-Security-Token", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "client_secret", "PGPASSWORD", "passwd", "db_pwd", "api_key", "apikey", "credentials", "cookie", "private_key", "SENTRY_DSN", "--api-key", "X-Goog-Api-Key", "Private-Token", "X-Vault-Token", "api-key", "X-Auth", "access_token", "X-Amz-Signature", "token", "key", "sig", "password", "SESSIONID"} {
 		if !isSecretName(n) || !IsSecretHeader(n) {
 			t.Errorf("%s is not secret", n)
 		}
@@ -257,6 +257,10 @@ func TestRedactTextShapes(t *testing.T) {
 		{"token: >-\n  S3\nnext: 1", "token: REDACTED\n  REDACTED\nnext: 1"},
 		{"- secret:\n    S4\n", "- secret:\n    REDACTED\n"},
 		{"credentials:\n  user: a\n  password: S5\n", "credentials:\n  user: a\n  password: REDACTED\n"},
+		{"password: 'S6'\nsecret: \"S7\" # note\nuser: \"u\"\n", "password: 'REDACTED'\nsecret: \"REDACTED\" # note\nuser: \"u\"\n"},
+		{"tokens:\n  - S8\n  - S9\nnext: 1\n", "tokens:\n  - REDACTED\n  - REDACTED\nnext: 1\n"},
+		{"tokens:\n- S8\n- S9\nnext: 1\n", "tokens:\n- REDACTED\n- REDACTED\nnext: 1\n"},
+		{"secrets:\n  - name: a\n    value: b\n", "secrets:\n  - name: a\n    value: b\n"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {

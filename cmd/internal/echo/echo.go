@@ -8,12 +8,20 @@
 // token random per run, so that no workflow command (an annotation,
 // ::add-mask::, ::stop-commands:: itself) can be forged through it. The
 // command's own live output is not retry's to wrap, as on any runner.
+//
+// The policy is a type, not a convention: text that may repeat what an
+// attempt said is an Untrusted (a JSON value holding it a JSON), whose
+// only ways out are redacted; what retry writes as it is, unredacted, is a
+// Raw, greppable, each use listed (TestEchoIsRedacted). The sinks write
+// nothing else.
 package echo
 
 import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 
@@ -46,17 +54,78 @@ func (p *Policy) Token() string {
 	return p.token
 }
 
-// Text returns s redacted (redact.Text): for repeated text that is one
-// value, such as a report tail, a summary cell or the status line.
-func (*Policy) Text(s string) string { return redact.Text(s) }
+// Untrusted is text retry writes that may repeat what an attempt said —
+// its output or error, an HTTP body, a URL, a header, an error code — or
+// that is built from such text: a log line, an annotation, a report's
+// tail, the status line. Its ways out are redacted (redact.Text): String
+// (which fmt's %s and %v call), Line and WorkflowData; Message for a
+// message of retry's own that quotes values. Making text Untrusted is
+// always safe; string(u) is the raw way back, which TestEchoIsRedacted
+// refuses outside this package.
+type Untrusted string
 
-// JSON returns the JSON text b redacted (redact.JSON): every string, and
-// the values of secret keys, whatever types built it.
-func (*Policy) JSON(b []byte) []byte { return redact.JSON(b) }
+// Sprintf formats as fmt.Sprintf does: any of args may be untrusted.
+func Sprintf(format string, args ...any) Untrusted {
+	return Untrusted(fmt.Sprintf(format, args...))
+}
 
-// maxLine bounds what Writer holds back waiting for the end of a line: a
-// longer line is redacted and written in pieces of this size.
-const maxLine = 64 << 10
+// String is u redacted (redact.Text).
+func (u Untrusted) String() string { return redact.Text(string(u)) }
+
+// Line is u redacted, as one line when oneLine is set (GitHub, where a
+// line of its own is read as a workflow command): its line breaks escaped
+// as \r and \n.
+func (u Untrusted) Line(oneLine bool) string {
+	if !oneLine {
+		return u.String()
+	}
+	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(u.String())
+}
+
+// WorkflowData is u redacted and escaped as the message of a GitHub
+// workflow command, as the runner unescapes it (% first): one line that
+// can never start a command of its own.
+func (u Untrusted) WorkflowData() string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(u.String())
+}
+
+// Message is u, a message of retry's own that quotes the values it was
+// given (a usage error), with their secrets hidden (redact.Message).
+func (u Untrusted) Message() string { return redact.Message(string(u)) }
+
+// JSON is an encoded JSON value that may hold what attempts said (a JSON
+// log line, the report). Its way out is Bytes, redacted.
+type JSON []byte
+
+// Marshal encodes v (encoding/json) as a JSON to be written redacted.
+func Marshal(v any) (JSON, error) { return json.Marshal(v) }
+
+// MarshalIndent is Marshal with json.MarshalIndent's layout.
+func MarshalIndent(v any, prefix, indent string) (JSON, error) {
+	return json.MarshalIndent(v, prefix, indent)
+}
+
+// Bytes is j redacted (redact.JSON): every string as String hides secrets
+// in text, and the values of secret keys, whatever types built it; keys,
+// structure and layout kept.
+func (j JSON) Bytes() []byte { return redact.JSON(j) }
+
+// Raw is text of retry's own that repeats nothing an attempt said (its
+// markup, numbers and fixed words), written as it is: the one way past
+// redaction in what the sinks write. Each use is listed in
+// TestEchoIsRedacted.
+type Raw string
+
+// maxLine bounds what Writer holds back waiting for the end of a line,
+// as much as a retried attempt's replayed stdout can hold (1 MiB): such a
+// line is redacted whole, with the name before every value in it. Of a
+// longer line (a stream without line breaks) the first maxLine bytes up to
+// their last blank are written redacted and the rest of the line, which
+// no rule can read with the names it needs, shows as the placeholder.
+const maxLine = 1 << 20
+
+// redactPiece is about how much a Writer gives redact.Text at once.
+const redactPiece = 32 << 10
 
 // Writer repeats a stream onto w: redacted line by line, and in GitHub
 // mode preceded by ::stop-commands::TOKEN (before its first byte) and
@@ -74,8 +143,11 @@ type Writer struct {
 	held    []byte // the start of the current line, not yet written
 	started bool
 	pem     bool // inside a PEM private key block
+	cut     bool // in the rest of a line longer than maxLine: hidden
 	last    byte // the last byte written to w
 	err     error
+	stream  redact.Stream // the redaction, which reads YAML values across writes
+	out     []byte        // what stream gives, reused
 }
 
 // Write takes p whole (its complete lines are written at once, the last
@@ -84,14 +156,37 @@ func (x *Writer) Write(p []byte) (int, error) {
 	if x.err != nil {
 		return 0, x.err
 	}
+	n := len(p)
+	if x.cut {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			return n, nil
+		}
+		x.cut = false
+		p = p[i:] // the line break ends the hidden rest
+	}
 	x.held = append(x.held, p...)
 	if i := bytes.LastIndexByte(x.held, '\n'); i >= 0 {
 		x.flush(i + 1)
 	}
 	if len(x.held) >= maxLine {
-		x.flush(len(x.held))
+		x.cutLine()
 	}
-	return len(p), x.err
+	return n, x.err
+}
+
+// cutLine writes a line longer than maxLine, held without its end: up to
+// its last blank, redacted, then the placeholder for the rest of the line
+// (Write drops it). Without a blank the whole line is the placeholder.
+func (x *Writer) cutLine() {
+	if !redactEcho {
+		x.flush(len(x.held))
+		return
+	}
+	x.flush(bytes.LastIndexAny(x.held, " \t") + 1)
+	x.held = x.held[:0]
+	x.write(redact.Placeholder)
+	x.cut = true
 }
 
 // flush writes the first n held bytes, redacted: as one block (the rules
@@ -109,7 +204,17 @@ func (x *Writer) flush(n int) {
 		return
 	}
 	if !x.pem && !strings.Contains(block, "-----BEGIN") {
-		x.write(redact.Text(block))
+		// In pieces of whole lines of about 32 KiB: what redact.Text
+		// reads and writes stays in the processor's cache.
+		for len(block) > redactPiece {
+			i := strings.LastIndexByte(block[:redactPiece], '\n')
+			if i < 0 {
+				break
+			}
+			x.text(block[:i+1])
+			block = block[i+1:]
+		}
+		x.text(block)
 		return
 	}
 	for block != "" {
@@ -133,30 +238,54 @@ func (x *Writer) flushLine(s string) {
 		// the key's body: not repeated
 	case strings.Contains(s, "-----BEGIN") && strings.Contains(s, "PRIVATE KEY-----") && !strings.Contains(s, "-----END"):
 		x.pem = true
-		x.write(redact.Text(s))
+		x.text(s)
 		if !strings.HasSuffix(s, "\n") {
 			x.write("\n")
 		}
 		x.write(redact.Placeholder + "\n")
 	default:
-		x.write(redact.Text(s))
+		x.text(s)
 	}
 }
 
-func (x *Writer) write(s string) {
-	if x.err != nil || s == "" {
+// text writes s redacted: through the Writer's stream, into its buffer.
+func (x *Writer) text(s string) {
+	out, changed := x.stream.AppendText(x.out[:0], s)
+	if !changed {
+		x.write(s)
 		return
+	}
+	x.out = out
+	x.writeBytes(out)
+}
+
+func (x *Writer) write(s string) {
+	if x.start(len(s)) {
+		_, x.err = io.WriteString(x.w, s)
+		x.last = s[len(s)-1]
+	}
+}
+
+func (x *Writer) writeBytes(b []byte) {
+	if x.start(len(b)) {
+		_, x.err = x.w.Write(b)
+		x.last = b[len(b)-1]
+	}
+}
+
+// start reports whether n bytes are to be written, writing the
+// stop-commands line before the first.
+func (x *Writer) start(n int) bool {
+	if x.err != nil || n == 0 {
+		return false
 	}
 	if !x.started {
 		x.started = true
 		if x.token != "" {
-			if _, x.err = io.WriteString(x.w, "::stop-commands::"+x.token+"\n"); x.err != nil {
-				return
-			}
+			_, x.err = io.WriteString(x.w, "::stop-commands::"+x.token+"\n")
 		}
 	}
-	_, x.err = io.WriteString(x.w, s)
-	x.last = s[len(s)-1]
+	return x.err == nil
 }
 
 // Close writes what is held, ends the last line and, in GitHub mode,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -68,14 +69,11 @@ func Result(r *runner.Record) string {
 		return "timed out after " + Duration(r.Duration)
 	case a.Err != nil:
 		return a.Err.Error()
-	case a.Kind == acceptor.TCPAttempt:
-		return "connection accepted"
-	case a.Status != 0:
-		s := fmt.Sprintf("HTTP %d", a.Status)
-		if a.ErrorCode != "" {
-			s += " " + a.ErrorCode
+	}
+	if said := sources.Of(a.Kind).Said; said != nil {
+		if s := said(a); s != "" {
+			return s // "connection accepted", "HTTP 503"
 		}
-		return s
 	}
 	s := fmt.Sprintf("exit status %d", a.ExitCode)
 	if a.ErrorCode != "" {

@@ -105,3 +105,15 @@ func (s *IOStreams) StdinFile() *os.File {
 	f, _ := s.In.(*os.File)
 	return f
 }
+
+// OutFile returns the file behind Out (an *os.File, or the file of an
+// Interruptible), nil when Out is not a file.
+func (s *IOStreams) OutFile() *os.File {
+	switch out := s.Out.(type) {
+	case *os.File:
+		return out
+	case *Interruptible:
+		return out.File()
+	}
+	return nil
+}

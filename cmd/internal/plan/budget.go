@@ -18,6 +18,9 @@ type budget struct {
 	bucket  bucket.Bucket
 	limiter bucket.Limiter
 	close   func()
+	// warning: the store's password is in argv ("" when not).
+	warning string
+	file    string // the --scope's bucket file in the state directory; "" for none
 }
 
 // bucket builds the retry token bucket and the adaptive rate limiter.
@@ -30,11 +33,14 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 	b := &budget{bucket: bucket.NoOp{}, close: func() {}}
 	var storeURL *redis.URL
 	if o.Retry.Store != "" {
-		u, err := ParseScopeStore(o.Retry.Store)
+		u, err := ParseScopeStore(o.Retry.Store, o.IO.Env)
 		if err != nil {
 			return nil, exit.Usagef("%s: %v", o.flagName("scope-store"), err)
 		}
 		storeURL = u
+		if !o.fromEnv["scope-store"] {
+			b.warning = u.ArgvWarning("--scope-store")
+		}
 	}
 	if o.Given("scope") {
 		if err := ScopeNameError(o.flagName("scope"), o.Retry.Scope); err != nil {
@@ -85,7 +91,7 @@ func (o *Options) bucket(warn func(format string, args ...any)) (*budget, error)
 		if err != nil {
 			return nil, exit.Usagef("--scope %s: %v", o.Retry.Scope, err)
 		}
-		store, where = s, s.Path()
+		store, where, b.file = s, s.Path(), s.Path()
 	}
 	shared := bucket.NewShared(store, bucket.SharedOptions{Reserve: reserve, Now: now, Sleep: sleep, OnError: func(err error) {
 		warn("warning: --scope %s: the scope store failed (%v); this run goes on with a per-process bucket", o.Retry.Scope, redactStoreError(err, where))
@@ -118,12 +124,17 @@ func redactStoreError(err error, where string) string {
 	return msg
 }
 
-// ParseScopeStore parses --scope-store: a redis:// or rediss:// URL.
-func ParseScopeStore(s string) (*redis.URL, error) {
+// ParseScopeStore parses --scope-store: a redis:// or rediss:// URL,
+// configured by the RETRY_REDIS_ variables of getenv (redis.URL.Configure).
+func ParseScopeStore(s string, getenv func(string) string) (*redis.URL, error) {
 	if !strings.Contains(s, "://") {
 		return nil, fmt.Errorf("%q: want %s (without it, scopes live in the state directory)", s, redis.Forms)
 	}
-	return redis.ParseURL(s)
+	u, err := redis.ParseURL(s)
+	if err != nil {
+		return nil, err
+	}
+	return u, u.Configure(getenv)
 }
 
 // flagName names a flag in a message: --flag, or RETRY_FLAG when the value

@@ -19,12 +19,16 @@ import (
 // Plan is everything a run needs, built and validated before the first
 // attempt: nothing runs when building it fails.
 type Plan struct {
+	// Wait: the plan is retry wait's (a poll no acceptor claims is not yet
+	// done, and how it ends says so); false is retry run's.
+	Wait     bool
 	Strategy *runner.Strategy
 	Source   runner.Source
 	// Close closes the source and the scope store.
-	Close func()
-	Query *jmes.Query // wait --query, nil without
-	Final bool        // write the last attempt's stdout at the end
+	Close     func()
+	Query     *jmes.Query // wait --query, nil without
+	QueryText bool        // wait --output text: how Query writes its result
+	Final     bool        // write the last attempt's stdout at the end
 	// Kind is what an attempt does: run a command (processes, whose
 	// orphans retry adopts, with an exit status of their own), make an
 	// HTTP call or a TCP connect (no exit status: a run that fails exits
@@ -40,11 +44,48 @@ type Plan struct {
 	// through the log once it exists: Run's Hooks.Warn.
 	warn   func(format string, args ...any)
 	Stderr *iostreams.SharedStderr // retry's stderr, shared by the attempts and the log
-	// ExprWarnings: deprecated JMESPath syntax read anyway (a bare word in
-	// backquotes), one line each, naming the flag or waiter.
-	ExprWarnings []string
+	IO     *iostreams.IOStreams    // the streams and environment the run writes on and reads
+	Log    Log
+	// Warnings are the lines the log starts with, written even with -q:
+	// --insecure's, then deprecated JMESPath syntax read anyway (a bare
+	// word in backquotes), one each, naming the flag or waiter, then a
+	// Redis store's password given in argv, naming the flag.
+	Warnings []string
 	// State is where --state keeps the sequence; nil without --state.
 	State *StateStore
+}
+
+// Log is how the run is told: what its sinks are given.
+type Log struct {
+	Quiet   bool // -q
+	Verbose bool // -v
+	JSON    bool // --log-format json
+	CI      string
+	// NoRetryAnnotation and FailureAsWarning are --ci-retry-annotation none
+	// and --ci-failure-annotation warning.
+	NoRetryAnnotation bool
+	FailureAsWarning  bool
+	Scope             string // --scope
+	WhenEmptyWait     bool   // --when-empty wait
+	// ShowRetried: a retried attempt's stdout goes to stderr, framed (run
+	// with the stdout of the last attempt only, written at the end).
+	ShowRetried bool
+	Report      string // --report FILE; "" without
+}
+
+// Name is the subcommand: run or wait.
+func (p *Plan) Name() string {
+	if p.Wait {
+		return "wait"
+	}
+	return "run"
+}
+
+// log returns how o's run is told.
+func (o *Options) log() Log {
+	return Log{Quiet: o.Output.Quiet, Verbose: o.Output.Verbose, JSON: o.Output.LogFormat == "json", CI: o.CI,
+		NoRetryAnnotation: o.CIRetryAnnotation == "none", FailureAsWarning: o.CIFailureAnnotation == "warning",
+		Scope: o.Retry.Scope, WhenEmptyWait: o.Retry.WhenEmpty == "wait", Report: o.Output.Report}
 }
 
 // jmesWarnings returns the warnings of the JMESPath expressions of c's
@@ -67,17 +108,29 @@ func jmesWarnings(c *acceptor.Chain, q *jmes.Query) []string {
 	return out
 }
 
-// Build validates o and builds the strategy and the source. It reads
-// what the flags name (--waiter-file, --input and --data files, --cacert)
-// and opens the --scope store and, last, the --log-file, which the plan's
-// closer and logFile close (buildPlan closes them itself when it fails); it
-// changes nothing in the process (see process.start).
-func Build(o *Options) (_ *Plan, err error) {
+// Build validates c's options and builds the whole plan: the strategy, the
+// source and what the sinks are told. It reads what the flags name
+// (--waiter-file, --input and --data files, --cacert) and opens the
+// --scope store and, last, the --log-file, which the plan's Close and
+// LogFile close (Build closes them itself when it fails); it changes
+// nothing in the process (see process.start).
+func Build(c Command) (_ *Plan, err error) {
+	o, out := c.options(), c.stdout()
 	kind, err := o.Validate()
 	if err != nil {
 		return nil, err
 	}
-	p := &Plan{Close: func() {}, Stderr: iostreams.NewSharedStderr(o.IO.ErrOut)}
+	if c.watch() {
+		if err := o.watchConflicts(kind); err != nil {
+			return nil, err
+		}
+	}
+	if o.Given("output") && out.query == "" {
+		return nil, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
+	}
+	// A wait writes the last state it saw on stdout, unless -q.
+	writesState := o.wait && !o.Output.Quiet
+	p := &Plan{Close: func() {}, Stderr: iostreams.NewSharedStderr(o.IO.ErrOut), Wait: o.wait, IO: o.IO, Log: o.log(), QueryText: out.text}
 	defer func() {
 		if err != nil {
 			p.Close()
@@ -107,20 +160,22 @@ func Build(o *Options) (_ *Plan, err error) {
 		}
 	}
 
-	chain, err := o.chain(waiter)
+	chain, err := o.chain(waiter, kind)
 	if err != nil {
 		return nil, err
 	}
-	if o.Wait && waiter == nil && len(o.Accept.List.specs) == 0 && !o.Readiness() {
+	if o.wait && waiter == nil && len(o.Accept.List.specs) == 0 && !o.Readiness() {
 		// (--tcp and --url need none: a connection accepted, a 2xx.)
 		return nil, exit.Usagef("wait needs an acceptor (--success EXPR=VALUE, --success-exit CODES, …) or --waiter SERVICE:NAME (or --waiter-file and --waiter) to know when to stop; to re-run a command until it succeeds, use retry run")
 	}
-	if o.Output.Query != "" {
-		if p.Query, err = jmes.NewQuery(o.Output.Query); err != nil {
-			return nil, exit.Usagef("--query: %q: %v", o.Output.Query, err)
+	if out.query != "" {
+		if p.Query, err = jmes.NewQuery(out.query); err != nil {
+			return nil, exit.Usagef("--query: %q: %v", out.query, err)
 		}
 	}
-	p.ExprWarnings = jmesWarnings(chain, p.Query)
+	for _, w := range jmesWarnings(chain, p.Query) {
+		p.Warnings = append(p.Warnings, "warning: "+w)
+	}
 
 	bud, err := o.bucket(func(format string, args ...any) {
 		if p.warn != nil {
@@ -131,6 +186,12 @@ func Build(o *Options) (_ *Plan, err error) {
 		return nil, err
 	}
 	p.Close = bud.close
+	if p.State != nil && p.State.Warning != "" {
+		p.Warnings = append(p.Warnings, p.State.Warning)
+	}
+	if bud.warning != "" {
+		p.Warnings = append(p.Warnings, bud.warning)
+	}
 
 	p.MaxTime = maxTime
 	p.Strategy = &runner.Strategy{
@@ -146,19 +207,35 @@ func Build(o *Options) (_ *Plan, err error) {
 		WaitForRefill:   o.Retry.WhenEmpty == "wait",
 		Rand:            rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		Consecutive:     o.Budget.Consecutive,
+		Stream:          c.watch(),
 		// A wait stopped midway by --max-time or a signal writes the last
 		// state it saw whole, not the stopped poll's partial output.
-		KeepWhole: o.Wait && !o.Output.Quiet,
+		KeepWhole: writesState,
 		// The time retry waits is the retry budget's clock's (nil: the
 		// real one; the tests' clock otherwise).
 		Sleep: o.IO.BudgetSleep(),
 	}
 	if o.Output.Report != "" {
-		p.Strategy.KeepTail = output.ReportTail // the report shows each attempt's tails
+		p.Strategy.KeepTail = output.ReportTail + 1 // the report shows each attempt's tails, and whether they start a line
 	}
 	p.Kind = kind
-	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil)); err != nil {
+	if o.wait && kind == acceptor.CommandAttempt && o.Process.KillAfter > 0 {
+		// A wait's --max-time includes the stop's grace, as an SDK
+		// waiter's deadline does: a poll that ignores SIGTERM is killed by
+		// the deadline, not --kill-after past it. run's deadline stops an
+		// attempt as timeout(1) does: SIGTERM then, the grace after.
+		p.Strategy.StopGrace = o.Process.KillAfter
+	}
+	if err := o.source(p, len(o.Accept.List.exprs()) > 0 || (waiter != nil), out.live); err != nil {
 		return nil, err
+	}
+	if o.wait {
+		p.Final = writesState
+	} else {
+		p.Log.ShowRetried = p.Final
+	}
+	if p.State != nil {
+		p.State.Identity, p.State.LockTTL, p.State.KillAfter = identity(o, p), lockTTL(o, p), o.Process.KillAfter
 	}
 	if err := o.onRetry(p); err != nil {
 		return nil, err
@@ -168,6 +245,9 @@ func Build(o *Options) (_ *Plan, err error) {
 		if err := writepolicy.Check(o.Output.Report); err != nil {
 			return nil, exit.Usagef("%s: %v", o.flagName("report"), err)
 		}
+	}
+	if err := o.checkFiles(p.State, bud.file); err != nil {
+		return nil, err
 	}
 	if o.Output.LogFile != "" {
 		// Last: a command line refused for another reason leaves the file

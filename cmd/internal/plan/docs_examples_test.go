@@ -78,14 +78,15 @@ func TestDocsExamplesBuild(t *testing.T) {
 // returning what was refused ("" when nothing was).
 func buildExample(wait bool, args []string, env map[string]string, devnull *os.File) string {
 	var errOut bytes.Buffer
-	o := New(wait, &iostreams.IOStreams{In: devnull, Out: &bytes.Buffer{}, ErrOut: &errOut, Getenv: func(k string) string { return env[k] }})
+	c := newCommand(wait, &iostreams.IOStreams{In: devnull, Out: &bytes.Buffer{}, ErrOut: &errOut, Getenv: func(k string) string { return env[k] }})
 	fs := pflag.NewFlagSet("example", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
 	fs.SetOutput(&errOut)
-	o.Register(fs)
+	c.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err.Error()
 	}
+	o := c.options()
 	o.Args = fs.Args()
 	if err := o.ApplyEnv(fs); err != nil {
 		return err.Error()
@@ -93,7 +94,7 @@ func buildExample(wait bool, args []string, env map[string]string, devnull *os.F
 	if o.Waiter.List {
 		return ""
 	}
-	p, err := Build(o)
+	p, err := Build(c)
 	if err != nil {
 		if readsAFileThatIsNotHere.MatchString(err.Error()) {
 			return ""

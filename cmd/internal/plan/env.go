@@ -44,11 +44,3 @@ func (o *Options) ApplyEnv(fs *pflag.FlagSet) error {
 // Given reports whether the user set the flag, on the command line or in the
 // environment.
 func (o *Options) Given(name string) bool { return o.set[name] }
-
-// Name is the subcommand: run or wait.
-func (o *Options) Name() string {
-	if o.Wait {
-		return "wait"
-	}
-	return "run"
-}

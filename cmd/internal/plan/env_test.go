@@ -15,9 +15,10 @@ import (
 // env (nothing else of the test's own environment).
 func optionsWithEnv(t *testing.T, env map[string]string, args ...string) (*Options, error) {
 	t.Helper()
-	o := New(false, &iostreams.IOStreams{Getenv: func(k string) string { return env[k] }})
+	c := newRun(&iostreams.IOStreams{Getenv: func(k string) string { return env[k] }})
+	o := c.options()
 	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	o.Register(fs)
+	c.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
@@ -60,7 +61,7 @@ func TestShellNotFromEnvironment(t *testing.T) {
 func TestEnvKeyOfEveryFlag(t *testing.T) {
 	for _, wait := range []bool{false, true} {
 		fs := pflag.NewFlagSet("", pflag.ContinueOnError)
-		New(wait, &iostreams.IOStreams{}).Register(fs)
+		newCommand(wait, &iostreams.IOStreams{}).Register(fs)
 		fs.VisitAll(func(f *pflag.Flag) {
 			if got, want := envKey(f.Name), "RETRY_"+strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_")); got != want {
 				t.Errorf("--%s: envKey %q, want %q", f.Name, got, want)

@@ -6,7 +6,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -31,10 +33,10 @@ func flagGroups() []flagGroup {
 			{"Retry budget and scopes", []string{"mode", "scope", "scope-store", "when-empty"}},
 			{"Acceptors", acceptorFlagNames(
 				"error-pattern", "input")},
-			{"Waiter models", []string{"waiter-file", "waiter", "list-waiters"}},
+			{"Waiter models", []string{"waiter-file", "waiter", "list-waiters", "watch"}},
 			{"Output", []string{"stdout", "query", "output", "quiet", "verbose", "log-format", "log-file", "report", "max-output"}},
 			{"Processes", []string{"shell", "shell-path", "foreground", "supervise-early", "kill-after", "on-retry"}},
-			{"HTTP and TCP", []string{"url", "request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key", "tcp"}},
+			sourceGroup(),
 			{"CI", []string{"ci", "ci-retry-annotation", "ci-failure-annotation"}},
 		}
 	})
@@ -45,6 +47,24 @@ var (
 	flagGroupsOnce  sync.Once
 	flagGroupsTable []flagGroup
 )
+
+// sourceGroup is the group of the sources a flag chooses (sources.Table):
+// "HTTP and TCP", each source's flag and then its own.
+func sourceGroup() flagGroup {
+	var g flagGroup
+	var names []string
+	for _, s := range sources.Table {
+		if s.Flag != "" {
+			names = append(names, s.Name)
+			g.flags = append(append(g.flags, s.Flag), s.Flags...)
+		}
+	}
+	g.title = names[len(names)-1]
+	if len(names) > 1 { // "HTTP and TCP"; with a third, "HTTP, TCP and gRPC"
+		g.title = strings.Join(names[:len(names)-1], ", ") + " and " + g.title
+	}
+	return g
+}
 
 // acceptorFlagNames lists the acceptor flags (--success-exit …) in the
 // order they are registered, then more.
@@ -120,7 +140,7 @@ func writeGroupedHelp(w io.Writer, c *cobra.Command) {
 	b.WriteString(exit.Help[1:])
 	// Cobra's help function returns no error: a help that cannot be
 	// written (a closed stdout) has nowhere else to go.
-	_, _ = io.WriteString(w, WrapHelp(b.String(), HelpWidth(w)))
+	_, _ = io.WriteString(w, string(echo.Raw(WrapHelp(b.String(), HelpWidth(w))))) // retry's own text
 }
 
 // groupUsages formats the flags of fs named in names, in that order.

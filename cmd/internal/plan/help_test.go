@@ -16,7 +16,7 @@ func helpCommands() []*cobra.Command {
 	var cs []*cobra.Command
 	for _, wait := range []bool{false, true} {
 		c := &cobra.Command{Use: map[bool]string{false: "run", true: "wait"}[wait], Example: "  retry …", RunE: func(*cobra.Command, []string) error { return nil }}
-		New(wait, &iostreams.IOStreams{}).Register(c.Flags())
+		newCommand(wait, &iostreams.IOStreams{}).Register(c.Flags())
 		SetGroupedHelp(c)
 		cs = append(cs, c)
 	}

@@ -5,11 +5,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 
-	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
-// Identity returns the hash that ties a state file to a command line: the
+// identity returns the hash that ties a state file to a command line: the
 // subcommand (run or wait), what an attempt does — the command as it runs
 // (argv after splitting; the shell, -c and the string) or the HTTP call
 // (method, URL, headers and --data as given, --idempotent) or the TCP
@@ -20,7 +20,7 @@ import (
 // --jitter, --mode, --scope, --report, -q, …) are not part of it: changing
 // them tunes the running sequence, from its next attempt, instead of
 // starting a new one. Values from RETRY_* variables count as flags do.
-func Identity(o *Options, p *Plan) string {
+func identity(o *Options, p *Plan) string {
 	sum := sha256.Sum256(identityJSON(o, p))
 	return hex.EncodeToString(sum[:])
 }
@@ -32,15 +32,12 @@ func Identity(o *Options, p *Plan) string {
 // connect: the address), error_pattern, input, subcommand, waiter.
 // TestIdentityIsStable holds the hashes of earlier releases.
 func identityJSON(o *Options, p *Plan) []byte {
-	id := map[string]any{"subcommand": o.Name()}
-	switch p.Kind {
-	case acceptor.CommandAttempt:
-		id["argv"] = p.Describe
-	case acceptor.HTTPAttempt:
-		id["http"] = map[string]any{"method": p.Describe[0], "url": o.Net.URL, "headers": o.Net.Headers,
-			"data": o.Net.Data, "data_given": o.Given("data"), "idempotent": o.Net.Idempotent}
-	case acceptor.TCPAttempt:
-		id["tcp"] = o.Net.TCP
+	id := map[string]any{"subcommand": p.Name()}
+	row := sources.Of(p.Kind)
+	if s := o.sourceOf(p.Kind); s != nil {
+		id[row.Key] = s.Identity(o.sourceContext(row))
+	} else {
+		id[row.Key] = p.Describe // the command: argv
 	}
 	acc := make([]string, len(o.Accept.List.specs))
 	for i, s := range o.Accept.List.specs {
@@ -57,11 +54,11 @@ func identityJSON(o *Options, p *Plan) []byte {
 	return b
 }
 
-// DurableConfig is what this invocation says about the sequence, whose
-// state ends with exits when it ends by itself.
-func DurableConfig(o *Options, p *Plan, exits durable.Exits) durable.Config {
+// DurableConfig is what this invocation says about the sequence of
+// --state, whose state ends with exits when it ends by itself.
+func DurableConfig(p *Plan, exits durable.Exits) durable.Config {
 	return durable.Config{
-		Identity:    Identity(o, p),
+		Identity:    p.State.Identity,
 		Command:     p.Describe,
 		MaxAttempts: p.Strategy.MaxAttempts,
 		MaxTime:     p.Strategy.MaxTime,

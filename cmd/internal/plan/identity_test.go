@@ -8,7 +8,7 @@ import (
 // identity of its command line.
 func identityOf(t *testing.T, wait bool, args ...string) string {
 	t.Helper()
-	return Identity(parseBuild(t, wait, args...))
+	return identity(parseBuild(t, wait, args...))
 }
 
 // The identity covers what an attempt does and how it is classified, not
@@ -79,7 +79,7 @@ func TestIdentityIsStable(t *testing.T) {
 		{false, []string{"-n", "3", "-d", "0", "--", "/bin/false"}, "1de9403a40cb1e8624df2f554881bea87d3266273beaf368888908b68e20a40e"},
 	} {
 		o, p := parseBuild(t, c.wait, c.args...)
-		if got := Identity(o, p); got != c.want {
+		if got := identity(o, p); got != c.want {
 			t.Errorf("%q (wait %v): identity %s, want %s (the identity of earlier releases)\n%s", c.args, c.wait, got, c.want, identityJSON(o, p))
 		}
 	}

@@ -18,10 +18,16 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 )
 
-// Options holds everything `retry run` and `retry wait` take from flags,
-// environment defaults and arguments, grouped as their help groups them.
+// Options is the core that `retry run` and `retry wait` share: what both
+// take from flags, environment defaults and arguments, grouped as their
+// help groups them. Each command has its own options over it (RunOptions,
+// WaitOptions: cli/cli's one options struct per command), and cmd holds
+// them only as a Command: it sees the plan built from them, never a field.
 type Options struct {
-	Wait bool // retry wait; false is retry run
+	// wait: the core is wait's. Each decision that differs between run
+	// and wait reads it once: Name, Readiness, the fallback of the chain,
+	// a wait's need of an acceptor and what it keeps of a stopped poll.
+	wait bool
 
 	Budget  Budget
 	Delay   Delay
@@ -30,8 +36,10 @@ type Options struct {
 	Waiter  Waiter
 	Output  Output
 	Process Process
-	Net     Net
-	CI      string // --ci: auto, github, gitlab or none
+	// sourceOpts are the options of the sources a flag chooses (--url,
+	// --tcp): one per row of sources.Table but the command's.
+	sourceOpts []sourceOptions
+	CI         string // --ci: auto, github, gitlab or none
 	// CIRetryAnnotation and CIFailureAnnotation are the GitHub annotation
 	// of a retried attempt (warning or none) and of a run that does not
 	// succeed (error or warning).
@@ -47,6 +55,9 @@ type Options struct {
 	// fromEnv those that came from the environment.
 	set     map[string]bool
 	fromEnv map[string]bool
+	// defaultDelay is the command's default delays, which a RETRY_ variable
+	// set aside by a flag falls back to (contradictions).
+	defaultDelay Delay
 
 	// IO is what the command reads, writes and takes its defaults from.
 	IO *iostreams.IOStreams
@@ -97,11 +108,9 @@ type Waiter struct {
 	List bool   // --list-waiters
 }
 
-// Output is what retry writes, and where.
+// Output is what retry writes, and where (run's --stdout and wait's
+// --query and --output are the commands' own: RunOptions, WaitOptions).
 type Output struct {
-	Stdout    string // run: live or final
-	Query     string
-	Format    string // --output: how --query writes its result
 	Quiet     bool
 	Verbose   bool
 	LogFormat string
@@ -122,54 +131,156 @@ type Process struct {
 	OnRetry        string
 }
 
-// Net is an attempt that is an HTTP call (--url) or a TCP connect (--tcp).
-type Net struct {
-	URL            string
-	Method         string
-	Headers        []string
-	Data           string
-	CACert         string
-	Insecure       bool
-	Idempotent     bool
-	IdempotencyKey string
-	TCP            string
+// RunOptions are `retry run`'s: the shared core and --stdout.
+type RunOptions struct {
+	Options
+	Stdout string // live or final; "": live on a terminal
 }
 
-// New returns the defaults of run (wait false) or wait (wait true).
-func New(wait bool, io *iostreams.IOStreams) *Options {
-	o := &Options{
-		Wait:                wait,
+// WaitOptions are `retry wait`'s: the shared core, --query, --output and
+// --watch.
+type WaitOptions struct {
+	Options
+	Query  string // --query EXPR
+	Format string // --output: how --query writes its result
+	// Watch: the acceptors see each JSON document the command streams, as
+	// it comes, not its output once it ends.
+	Watch bool
+}
+
+// A Command is run's or wait's options as cmd holds them: it registers
+// their flags, and once cobra has parsed them it builds the plan — all cmd
+// sees of them (TestCmdSeesOnlyThePlan).
+type Command interface {
+	// Register wires the command's flags to its options.
+	Register(fs *pflag.FlagSet)
+	// Plan takes the arguments (argvAfterDash: they came after "--") and
+	// the environment defaults of the flags fs did not set, and builds the
+	// plan. A nil plan with a nil error is an invocation answered without
+	// a run: --list-waiters, which wrote its list.
+	Plan(fs *pflag.FlagSet, args []string, argvAfterDash bool) (*Plan, error)
+
+	options() *Options
+	stdout() stdout
+	// watch reports wait --watch: a command's attempts are streams of
+	// JSON documents, each evaluated as it comes.
+	watch() bool
+}
+
+// stdout is what an invocation writes on its stdout, as its own flags say:
+// run's attempts' stdout as it comes (live) or the last one's at the end;
+// wait's last state, or its --query projection.
+type stdout struct {
+	live  bool
+	query string // wait --query EXPR
+	text  bool   // wait --output text
+}
+
+// NewRun returns run's options with their defaults.
+func NewRun(io *iostreams.IOStreams) Command { return newRun(io) }
+
+// NewWait returns wait's options with their defaults.
+func NewWait(io *iostreams.IOStreams) Command { return newWait(io) }
+
+func newRun(io *iostreams.IOStreams) *RunOptions {
+	o := &RunOptions{Options: core(io)}
+	o.defaultDelay = o.Delay
+	return o
+}
+
+func newWait(io *iostreams.IOStreams) *WaitOptions {
+	o := &WaitOptions{Options: core(io), Format: "json"}
+	o.wait = true
+	o.Budget.Attempts = 0
+	o.Budget.MaxTime = 10 * time.Minute
+	o.Delay.Backoff = "waiter"
+	o.Delay.Base = 2 * time.Second
+	o.Delay.Max = 30 * time.Second // a waiter model brings its own (Smithy: 120s)
+	o.Retry.Mode = "off"
+	o.defaultDelay = o.Delay
+	return o
+}
+
+// core returns the defaults run and wait share.
+func core(io *iostreams.IOStreams) Options {
+	return Options{
 		Budget:              Budget{Attempts: 5, Consecutive: 1},
 		Delay:               Delay{Backoff: "exponential", Base: time.Second, Max: 20 * time.Second, Throttle: 5 * time.Second, Multiplier: 2, MaxRetryAfter: 60 * time.Second},
 		Retry:               RetryBudget{Mode: "standard", WhenEmpty: "fail"},
-		Output:              Output{Format: "json", LogFormat: "text"},
+		Output:              Output{LogFormat: "text"},
 		Process:             Process{ShellPath: "/bin/sh", KillAfter: 5 * time.Second},
 		CI:                  "auto",
 		CIRetryAnnotation:   "warning",
 		CIFailureAnnotation: "error",
 		IO:                  io,
+		sourceOpts:          newSourceOptions(),
 		set:                 map[string]bool{},
 		fromEnv:             map[string]bool{},
 	}
-	if wait {
-		o.Budget.Attempts = 0
-		o.Budget.MaxTime = 10 * time.Minute
-		o.Delay.Backoff = "waiter"
-		o.Delay.Base = 2 * time.Second
-		o.Delay.Max = 30 * time.Second // a waiter model brings its own (Smithy: 120s)
-		o.Retry.Mode = "off"
-		o.Output.Stdout = "final"
-	}
-	return o
 }
 
-// register wires every shared flag to o.
-func (o *Options) Register(fs *pflag.FlagSet) {
+func (o *RunOptions) options() *Options  { return &o.Options }
+func (o *WaitOptions) options() *Options { return &o.Options }
+
+func (o *RunOptions) watch() bool  { return false }
+func (o *WaitOptions) watch() bool { return o.Watch }
+
+func (o *RunOptions) stdout() stdout {
+	return stdout{live: o.Stdout == "live" || (o.Stdout == "" && o.IO.StdoutIsTerminal)}
+}
+
+func (o *WaitOptions) stdout() stdout {
+	return stdout{query: o.Query, text: o.Format == "text"}
+}
+
+// Register wires run's flags: the core's, with --stdout among the output
+// flags.
+func (o *RunOptions) Register(fs *pflag.FlagSet) {
+	o.register(fs, "no log lines", func() {
+		fs.Var(enumValue{&o.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's, held until it ends (default: live on a terminal). A command whose output never ends (tail -f, yes) needs live when piped; a reader that goes away stops a held attempt at its first byte (exit 141)")
+	})
+}
+
+// Register wires wait's flags: the core's, with --query and --output among
+// the output flags.
+func (o *WaitOptions) Register(fs *pflag.FlagSet) {
+	o.register(fs, "no log lines; nothing on stdout", func() {
+		fs.BoolVar(&o.Watch, "watch", false, "evaluate the acceptors on each JSON document the command streams, as it prints it (kubectl get … -o json --watch), so a state is seen when it happens; a stream that ends is an attempt, restarted after the delay")
+		fs.StringVar(&o.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
+		fs.Var(enumValue{&o.Format, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
+	})
+}
+
+func (o *RunOptions) Plan(fs *pflag.FlagSet, args []string, argvAfterDash bool) (*Plan, error) {
+	return parsed(o, fs, args, argvAfterDash)
+}
+
+func (o *WaitOptions) Plan(fs *pflag.FlagSet, args []string, argvAfterDash bool) (*Plan, error) {
+	return parsed(o, fs, args, argvAfterDash)
+}
+
+// parsed is Command.Plan: c's parsed flags, with args and the environment
+// defaults, built into a plan (or the waiters listed).
+func parsed(c Command, fs *pflag.FlagSet, args []string, argvAfterDash bool) (*Plan, error) {
+	o := c.options()
+	o.Args, o.ArgvAfterDash = args, argvAfterDash
+	if err := o.ApplyEnv(fs); err != nil {
+		return nil, err
+	}
+	if o.Waiter.List {
+		return nil, listWaiters(o)
+	}
+	return Build(c)
+}
+
+// register wires the shared flags to o; own registers the command's own
+// output flags, after --list-waiters (quiet: what -q's help says).
+func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.SortFlags = false
 	fs.VarP(countValue{&o.Budget.Attempts}, "attempts", "n", "most attempts, the first included; 0 is unlimited (until a success or failure state, a signal or --max-time)")
 	fs.Var(durationValue{&o.Budget.MaxTime}, "max-time", "budget for the whole run, attempts and delays included (0: none)")
 	fs.Var(durationValue{&o.Budget.AttemptTimeout}, "attempt-timeout", "budget for each attempt; a timed-out attempt is retried (timeout). Without it a --tcp connect has 10s and a --url call 60s until its response headers")
-	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group")
+	fs.Var(durationValue{&o.Process.KillAfter}, "kill-after", "grace between SIGTERM and SIGKILL to an attempt's process group; run: also after --max-time, which a run can pass by that much; wait: out of --max-time, which a wait never passes")
 	fs.StringVar(&o.Budget.State, "state", "", "keep the retry sequence in `FILE` (or redis://…/KEY, shared by machines) across invocations (cron): at most one attempt per invocation, exit 75 until due")
 
 	fs.Var(enumValue{&o.Delay.Backoff, backoff.Names()}, "backoff", "delay strategy: "+wordList(backoff.Names()))
@@ -195,17 +306,12 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.Waiter.Name, "waiter", "", "`NAME` of the waiter in --waiter-file, or SERVICE:NAME of a botocore waiter built into retry (dynamodb:table-exists)")
 	fs.BoolVar(&o.Waiter.List, "list-waiters", false, "list the waiters in --waiter-file (without it: the built-in ones) and exit")
 
-	if o.Wait {
-		fs.StringVar(&o.Output.Query, "query", "", "write the JMESPath projection `EXPR` of the final output instead of the output")
-		fs.Var(enumValue{&o.Output.Format, []string{"json", "text"}}, "output", "how --query writes its result: json, or text (strings unquoted, arrays one element per line)")
-	} else {
-		fs.Var(enumValue{&o.Output.Stdout, []string{"live", "final"}}, "stdout", "live: every attempt's stdout as it comes; final: only the last attempt's (default: live on a terminal)")
-	}
-	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, "no log lines"+map[bool]string{true: "; nothing on stdout", false: ""}[o.Wait])
+	own()
+	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, quiet)
 	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
-	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event")
+	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event (a line of repeated output included: every line parses)")
 	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
-	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE`")
+	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE` (not the --log-file, --state or stdin file)")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")
 	fs.Var(enumValue{&o.CIRetryAnnotation, []string{"warning", "none"}}, "ci-retry-annotation", "GitHub: a retried attempt is a warning annotation, or none (its log line only)")
@@ -216,15 +322,9 @@ func (o *Options) Register(fs *pflag.FlagSet) {
 	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
 	fs.BoolVar(&o.Process.SuperviseEarly, "supervise-early", false, "Linux: start the supervisor that ends the attempts' processes when retry is killed (SIGKILL) before the first attempt, not after 50ms of one")
 
-	fs.StringVar(&o.Net.TCP, "tcp", "", "connect to `HOST:PORT` instead of running a command: an attempt succeeds when the connection is accepted")
-	fs.StringVar(&o.Net.URL, "url", "", "make an HTTP call to `URL` instead of running a command")
-	fs.StringVarP(&o.Net.Method, "request", "X", "", "HTTP `METHOD` (default GET, or POST with --data)")
-	fs.VarP(stringsValue{&o.Net.Headers}, "header", "H", "HTTP header 'Name: value' (repeatable)")
-	fs.StringVar(&o.Net.Data, "data", "", "HTTP request body `DATA`, or @FILE; sent identically on every attempt")
-	fs.StringVar(&o.Net.CACert, "cacert", "", "PEM `FILE` of certificate authorities to trust for HTTPS")
-	fs.BoolVar(&o.Net.Insecure, "insecure", false, "do not verify the server's TLS certificate (warns)")
-	fs.BoolVar(&o.Net.Idempotent, "idempotent", false, "retry non-idempotent methods (POST, PATCH) even when the request may have been sent")
-	fs.StringVar(&o.Net.IdempotencyKey, "idempotency-key", "", "send Idempotency-Key: `KEY` (auto: a random one) on every attempt")
+	for _, s := range o.sourceOpts {
+		s.opts.Register(fs)
+	}
 }
 
 // ciModes are the words --ci (RETRY_CI) accepts.

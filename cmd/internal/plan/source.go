@@ -7,18 +7,90 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/shellwords"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner/command"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
-// source builds the source of p.Kind's attempts: the command, the HTTP
-// call or the TCP connect.
-func (o *Options) source(p *Plan, needJSON bool) error {
-	switch p.Kind {
-	case acceptor.TCPAttempt:
-		return o.tcpSource(p)
-	case acceptor.HTTPAttempt:
-		return o.httpSource(p)
+// sourceOptions are a source of sources.Table and its options in this
+// invocation.
+type sourceOptions struct {
+	row  *sources.Source
+	opts sources.Options
+}
+
+// newSourceOptions returns the options of every source a flag chooses.
+func newSourceOptions() []sourceOptions {
+	var out []sourceOptions
+	for _, s := range sources.Table {
+		if s.New != nil {
+			out = append(out, sourceOptions{s, s.New()})
+		}
+	}
+	return out
+}
+
+// chosen returns the sources the command line chose, in the table's
+// order.
+func (o *Options) chosen() []sourceOptions {
+	var out []sourceOptions
+	for _, s := range o.sourceOpts {
+		if s.opts.Chosen(o.Given) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// sourceOf returns the options of the source of kind k; nil for the
+// command's.
+func (o *Options) sourceOf(k acceptor.AttemptKind) sources.Options {
+	for _, s := range o.sourceOpts {
+		if s.row.Kind == k {
+			return s.opts
+		}
+	}
+	return nil
+}
+
+// sourceContext is what a source is given of the rest of the command
+// line; of is the source.
+func (o *Options) sourceContext(of *sources.Source) *sources.Context {
+	var foreign []string
+	for _, s := range o.sourceOpts {
+		if s.row != of {
+			foreign = append(foreign, s.row.Flags...)
+		}
+	}
+	return &sources.Context{
+		Given: o.Given, FlagName: o.flagName, Usagef: exit.Usagef,
+		Load:  func(v string) ([]byte, error) { return loadArg(v, o.IO.In) },
+		Shell: o.Process.Shell, Foreground: o.Process.Foreground, Foreign: foreign,
+		AttemptTimeout: o.Budget.AttemptTimeout, MaxOutput: o.Output.MaxOutput,
+	}
+}
+
+// source builds the source of p.Kind's attempts: the command, or the
+// source of the table a flag chose (the HTTP call, the TCP connect).
+//
+// live: the attempts' stdout goes to retry's as it comes (run's --stdout).
+func (o *Options) source(p *Plan, needJSON, live bool) error {
+	if s := o.sourceOf(p.Kind); s != nil {
+		row := sources.Of(p.Kind)
+		b, err := s.Build(o.sourceContext(row))
+		if err != nil {
+			return err
+		}
+		p.Source, p.Describe, p.Final = b.Source, b.Describe, row.Final
+		p.Warnings = append(b.Warnings, p.Warnings...)
+		if row.Fallback != nil {
+			p.Strategy.Chain.Fallback = row.Fallback
+		}
+		if b.Close != nil {
+			closeBudget := p.Close
+			p.Close = func() { b.Close(); closeBudget() }
+		}
+		return nil
 	}
 	argv, err := o.argv()
 	if err != nil {
@@ -34,7 +106,6 @@ func (o *Options) source(p *Plan, needJSON bool) error {
 			return exit.Usagef("--error-pattern: %q: want a regexp with a capture group for the error code, like 'code=(\\w+)'", o.Accept.ErrorPattern)
 		}
 	}
-	live := o.Output.Stdout == "live" || (o.Output.Stdout == "" && !o.Wait && o.IO.StdoutIsTerminal)
 	killAfter := o.Process.KillAfter
 	if killAfter == 0 {
 		killAfter = -1 // --kill-after 0: SIGKILL at once
@@ -52,6 +123,8 @@ func (o *Options) source(p *Plan, needJSON bool) error {
 	}
 	if live {
 		c.Stdout = o.IO.Out
+	} else {
+		c.HeldFor = o.IO.OutFile() // its reader going away stops an attempt that writes
 	}
 	p.Final = !live
 	p.Source = c

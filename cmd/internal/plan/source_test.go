@@ -21,7 +21,7 @@ func TestArgv(t *testing.T) {
 		{false, nil, nil, true},
 	}
 	for _, c := range cases {
-		o := New(false, nil)
+		o := newRun(nil).options()
 		o.Process.Shell, o.Args = c.shell, c.args
 		got, err := o.argv()
 		if c.usage {

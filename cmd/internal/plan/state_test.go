@@ -28,7 +28,7 @@ func TestLockTTL(t *testing.T) {
 	} {
 		args := append(append([]string{"--state", "redis://127.0.0.1/job"}, c.args...), "--", "true")
 		o, p := planOf(t, args...)
-		if got := LockTTL(o, p); got != c.want {
+		if got := lockTTL(o, p); got != c.want {
 			t.Errorf("%q: lock TTL %v, want %v", c.args, got, c.want)
 		}
 		if p.State == nil || p.State.Key == nil || p.State.Name != "redis://127.0.0.1/job" {

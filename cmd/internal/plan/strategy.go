@@ -10,6 +10,7 @@ import (
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/cmd/internal/exit"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner/redact"
 )
 
@@ -102,10 +103,10 @@ func shownValue(expr, value string) string {
 
 // chain builds the acceptor chain: flags in command-line order, then the
 // waiter's acceptors, then the fallback of run or wait.
-func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
+func (o *Options) chain(w *waitermodel.Model, kind acceptor.AttemptKind) (*acceptor.Chain, error) {
 	c := &acceptor.Chain{Acceptors: o.Accept.List.acceptors(), Fallback: acceptor.RunFallback, Shown: shownValue}
-	if o.Wait {
-		c.Fallback = acceptor.WaitFallback
+	if o.wait {
+		c.Fallback = acceptor.WaitFallback // a successful poll no acceptor claims is polled again
 	}
 	if w != nil {
 		c.Acceptors = append(c.Acceptors, w.Acceptors...)
@@ -124,26 +125,19 @@ func (o *Options) chain(w *waitermodel.Model) (*acceptor.Chain, error) {
 	if len(o.Accept.List.exprs()) > 0 || w != nil {
 		c.Decode = jmes.DecoderFor(c)
 	}
-	if o.Readiness() && o.Net.URL != "" && len(c.Acceptors) == 0 {
-		// wait --url with no acceptor waits for a 2xx, as wait-on and a
-		// Kubernetes probe do: any other status is polled again (a
-		// service starting behind a proxy answers 502, 503 or 404), and
-		// transport errors as the wait fallback says (refused and reset
-		// connections are polled; a bad certificate fails).
-		c.Acceptors = []acceptor.Acceptor{
-			{State: acceptor.StateSuccess, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 200, Hi: 299}}), Name: "a 2xx status"},
-			{State: acceptor.StateRetry, Matcher: acceptor.StatusMatcher(acceptor.Codes{{Lo: 100, Hi: 199}, {Lo: 300, Hi: 599}}), Name: "not a 2xx status"},
-		}
+	if ready := sources.Of(kind).Ready; ready != nil && o.Readiness() && len(c.Acceptors) == 0 {
+		c.Acceptors = ready() // wait --url with no acceptor waits for a 2xx
 	}
 	return c, nil
 }
 
-// Readiness reports whether this is a readiness check: retry wait on --url
-// or --tcp naming no waiter model. It gets delays that notice a service
-// within a second (ReadinessDelay doubling to ReadinessMaxDelay, no
-// jitter) instead of the waiter backoff of a cloud resource.
+// Readiness reports whether this is a readiness check: retry wait on a
+// source a flag chooses (--url, --tcp) naming no waiter model. It gets
+// delays that notice a service within a second (ReadinessDelay doubling
+// to ReadinessMaxDelay, no jitter) instead of the waiter backoff of a
+// cloud resource.
 func (o *Options) Readiness() bool {
-	return o.Wait && (o.Net.URL != "" || o.Given("tcp")) && o.Waiter.Name == "" && o.Waiter.File == ""
+	return o.wait && len(o.chosen()) > 0 && o.Waiter.Name == "" && o.Waiter.File == ""
 }
 
 // The delays of a readiness check: the first, and the cap it doubles to.

@@ -47,10 +47,11 @@ func parseBuild(t *testing.T, wait bool, args ...string) (*Options, *Plan) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { devnull.Close() })
-	o := New(wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
+	c := newCommand(wait, &iostreams.IOStreams{In: devnull, Out: devnull, ErrOut: devnull, Getenv: os.Getenv})
+	o := c.options()
 	fs := pflag.NewFlagSet("test", pflag.ContinueOnError)
 	fs.SetInterspersed(false)
-	o.Register(fs)
+	c.Register(fs)
 	if err := fs.Parse(args); err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
@@ -58,7 +59,7 @@ func parseBuild(t *testing.T, wait bool, args ...string) (*Options, *Plan) {
 	if err := o.ApplyEnv(fs); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Build(o)
+	p, err := Build(c)
 	if err != nil {
 		t.Fatalf("%q: %v", args, err)
 	}
@@ -271,4 +272,12 @@ func TestKubernetesWaiterDelays(t *testing.T) {
 			t.Errorf("%q: attempts at %v, want %v", tt.args, starts, tt.want)
 		}
 	}
+}
+
+// newCommand returns wait's options (wait true) or run's.
+func newCommand(wait bool, io *iostreams.IOStreams) Command {
+	if wait {
+		return newWait(io)
+	}
+	return newRun(io)
 }

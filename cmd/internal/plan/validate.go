@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor"
@@ -34,70 +33,40 @@ func (o *Options) Validate() (acceptor.AttemptKind, error) {
 		}
 		return 0, exit.Usagef("--%s: cannot go with --state, which makes one attempt per invocation", f)
 	}
-	if o.Given("output") && o.Output.Query == "" {
-		return 0, exit.Usagef("--output: chooses how --query writes its result; give --query EXPR")
-	}
 	return kind, nil
 }
 
-// httpOnly are the flags that shape an HTTP call.
-var httpOnly = []string{"request", "header", "data", "cacert", "insecure", "idempotent", "idempotency-key"}
-
-// attemptKind returns what an attempt does: connect with --tcp (given,
-// even empty), call --url, else run the arguments. It refuses, naming the
-// flag, what cannot go with that choice: arguments beside --tcp or --url,
-// --shell and --foreground (they run commands), HTTP flags without --url,
-// and output or input flags with --tcp. This is the one place these
-// conflicts are decided.
+// attemptKind returns what an attempt does: the source of sources.Table
+// its flag chose (--tcp, given even empty; --url), else run the
+// arguments. It refuses, naming the flag, what cannot go with that
+// choice: arguments beside the flag, two sources' flags, what the source
+// itself refuses (its Validate: --shell and --foreground, output flags
+// with --tcp), and a source's own flags without it (--data without --url).
+// This is the one place these conflicts are decided.
 func (o *Options) attemptKind() (acceptor.AttemptKind, error) {
-	switch {
-	case o.Net.TCP != "" || o.Given("tcp"):
-		if len(o.Args) > 0 {
-			return 0, exit.Usagef("--tcp: give either an address or a command, not both (got %q)", strings.Join(o.Args, " "))
-		}
-		if o.Net.URL != "" {
-			return 0, exit.Usagef("--tcp: give either --tcp HOST:PORT or --url URL, not both")
-		}
-		if o.Process.Shell || o.Process.Foreground {
-			return 0, exit.Usagef("--shell and --foreground run commands; they cannot go with --tcp")
-		}
-		for _, f := range slices.Concat(httpOnly, []string{"error-pattern", "query", "input"}) {
-			if o.Given(f) {
-				return 0, exit.Usagef("--%s: cannot go with --tcp (a TCP connect has no output)", f)
+	chosen := o.chosen()
+	if len(chosen) == 0 {
+		for _, s := range o.sourceOpts {
+			for _, f := range s.row.Flags {
+				if o.Given(f) {
+					return 0, exit.Usagef("--%s: only for %s: give --%s %s", f, s.row.Attempts, s.row.Flag, s.row.Metavar)
+				}
 			}
 		}
-		return acceptor.TCPAttempt, nil
-	case o.Net.URL != "":
-		if len(o.Args) > 0 {
-			return 0, exit.Usagef("%s: give either a URL or a command, not both (got %q)", o.flagName("url"), strings.Join(redact.Argv(o.Args), " "))
-		}
-		if o.Process.Shell {
-			return 0, exit.Usagef("--shell: runs a command; it cannot go with --url")
-		}
-		if o.Process.Foreground {
-			return 0, exit.Usagef("--shell and --foreground run commands; they cannot go with --url")
-		}
-		return acceptor.HTTPAttempt, nil
+		return acceptor.CommandAttempt, nil
 	}
-	for _, f := range httpOnly {
-		if o.Given(f) {
-			return 0, exit.Usagef("--%s: only for HTTP calls: give --url URL", f)
-		}
+	s := chosen[len(chosen)-1] // of two, the later in the table names the conflict
+	if len(o.Args) > 0 {
+		return 0, exit.Usagef("%s: give either %s or a command, not both (got %q)", o.flagName(s.row.Flag), s.row.Noun, strings.Join(redact.Argv(o.Args), " "))
 	}
-	return acceptor.CommandAttempt, nil
-}
-
-// method returns the HTTP method of --url: -X in upper case; without it
-// GET, or POST with --data (curl's rule). The request source gets it
-// resolved.
-func (o *Options) method() string {
-	switch {
-	case o.Net.Method != "":
-		return strings.ToUpper(o.Net.Method)
-	case o.Given("data"):
-		return "POST"
+	if len(chosen) > 1 {
+		t := chosen[0]
+		return 0, exit.Usagef("--%s: give either --%s %s or --%s %s, not both", s.row.Flag, s.row.Flag, s.row.Metavar, t.row.Flag, t.row.Metavar)
 	}
-	return "GET"
+	if err := s.opts.Validate(o.sourceContext(s.row)); err != nil {
+		return 0, err
+	}
+	return s.row.Kind, nil
 }
 
 // contradictions refuses flags the user gave (on the command line or as
@@ -143,20 +112,20 @@ func (o *Options) contradictions() error {
 // unset sets a flag that came from the environment back to its default,
 // as if the variable were not there.
 func (o *Options) unset(name string) {
-	d := New(o.Wait, o.IO)
+	d := o.defaultDelay
 	switch name {
 	case "schedule":
-		o.Delay.Schedule = d.Delay.Schedule
+		o.Delay.Schedule = d.Schedule
 	case "delay":
-		o.Delay.Base = d.Delay.Base
+		o.Delay.Base = d.Base
 	case "max-delay":
-		o.Delay.Max = d.Delay.Max
+		o.Delay.Max = d.Max
 	case "backoff":
-		o.Delay.Backoff = d.Delay.Backoff
+		o.Delay.Backoff = d.Backoff
 	case "jitter":
-		o.Delay.Jitter = d.Delay.Jitter
+		o.Delay.Jitter = d.Jitter
 	case "multiplier":
-		o.Delay.Multiplier = d.Delay.Multiplier
+		o.Delay.Multiplier = d.Multiplier
 	}
 	delete(o.set, name)
 	delete(o.fromEnv, name)
@@ -165,3 +134,20 @@ func (o *Options) unset(name string) {
 // normalWord is an enum word as flags compare it: trimmed, lower case
 // (--mode Adaptive is adaptive).
 func normalWord(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// watchConflicts refuses what --watch cannot go with: an attempt that is
+// not a command (an HTTP call or a TCP connect streams no JSON documents),
+// --consecutive (a document that succeeds ends the stream) and --state
+// (one attempt per invocation, while a stream is watched as it goes).
+func (o *Options) watchConflicts(kind acceptor.AttemptKind) error {
+	w := o.flagName("watch")
+	switch {
+	case kind != acceptor.CommandAttempt:
+		return exit.Usagef("%s: reads the JSON documents a command streams (kubectl get … -o json --watch); it cannot go with --url or --tcp", w)
+	case o.Budget.Consecutive > 1:
+		return exit.Usagef("%s: the first document that succeeds ends the wait; it cannot go with %s", w, o.flagName("consecutive"))
+	case o.Budget.State != "":
+		return exit.Usagef("%s: a stream is watched while it runs; it cannot go with %s, which makes one attempt per invocation", w, o.flagName("state"))
+	}
+	return nil
+}

@@ -21,7 +21,7 @@ func (v countValue) Type() string   { return "N" }
 func (v countValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(s), "-") {
-		return errTooManyCount
+		return errTooManyCount()
 	}
 	if err != nil || n < 0 {
 		return fmt.Errorf("want a whole number ≥ 0")
@@ -31,8 +31,9 @@ func (v countValue) Set(s string) error {
 }
 
 // errTooManyCount is the error of a count of valid syntax past what an int
-// holds: said as too large, not as malformed.
-var errTooManyCount = fmt.Errorf("too large: the most is %d", math.MaxInt)
+// holds: said as too large, not as malformed. A function, not a variable:
+// fmt.Errorf at package level would run at every start.
+func errTooManyCount() error { return fmt.Errorf("too large: the most is %d", math.MaxInt) }
 
 // positiveValue is a flag holding a whole number ≥ 1.
 type positiveValue struct{ p *int }
@@ -42,7 +43,7 @@ func (v positiveValue) Type() string   { return "N" }
 func (v positiveValue) Set(s string) error {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(strings.TrimSpace(s), "-") {
-		return errTooManyCount
+		return errTooManyCount()
 	}
 	if err != nil || n < 1 {
 		return fmt.Errorf("want a whole number ≥ 1")
@@ -101,16 +102,6 @@ func (v enumValue) Set(s string) error {
 		}
 	}
 	return fmt.Errorf("want one of %s", strings.Join(v.allowed, ", "))
-}
-
-// stringsValue is a repeatable string flag.
-type stringsValue struct{ p *[]string }
-
-func (v stringsValue) String() string { return strings.Join(*v.p, ", ") }
-func (v stringsValue) Type() string   { return "VALUE" }
-func (v stringsValue) Set(s string) error {
-	*v.p = append(*v.p, s)
-	return nil
 }
 
 // ValueProblem says what a flag accepts when its value is refused; for

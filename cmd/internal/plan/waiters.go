@@ -7,6 +7,7 @@ import (
 
 	"github.com/retry-dev/retry/acceptor/waitermodel"
 	"github.com/retry-dev/retry/acceptor/waiters"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 )
 
@@ -52,17 +53,17 @@ func (o *Options) loadWaiter() (*waitermodel.Model, error) {
 		return nil, exit.Usagef("--waiter: %v", err)
 	}
 	if w.UsesInput && o.Accept.Input == "" && !o.Output.Quiet {
-		fmt.Fprintf(o.IO.ErrOut, "retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", w.Name)
+		fmt.Fprint(o.IO.ErrOut, echo.Sprintf("retry: warning: waiter %s compares input with output: give the operation's input with --input JSON|@FILE\n", w.Name))
 	}
 	return w, nil
 }
 
-// ListWaiters writes the waiters of the catalog, one a line: those of
+// listWaiters writes the waiters of the catalog, one a line: those of
 // --waiter-file by name; without a file the built-in ones as
 // SERVICE:Name and SERVICE:cli-name, family by family (only SERVICE's with
 // --waiter SERVICE), and a line on stderr saying how many and where they
 // come from.
-func ListWaiters(o *Options) error {
+func listWaiters(o *Options) error {
 	if o.Waiter.File != "" {
 		wf, err := LoadWaiterFile(o.Waiter.File)
 		if err != nil {
@@ -70,7 +71,7 @@ func ListWaiters(o *Options) error {
 		}
 		names, _ := waiters.File{File: wf}.Names("")
 		for _, n := range names {
-			fmt.Fprintln(o.IO.Out, n.Model)
+			fmt.Fprintln(o.IO.Out, echo.Raw(n.Model)) // the listing: names of the user's model file
 		}
 		return nil
 	}
@@ -114,7 +115,7 @@ func ListWaiters(o *Options) error {
 			}
 		}
 	}
-	if _, err := fmt.Fprint(o.IO.Out, b.String()); err != nil {
+	if _, err := fmt.Fprint(o.IO.Out, echo.Raw(b.String())); err != nil { // the listing: names of the built-in models
 		return err
 	}
 	if !o.Output.Quiet {
@@ -124,7 +125,7 @@ func ListWaiters(o *Options) error {
 		for _, l := range lists[1:] {
 			line += ", and " + l.family.Count(l.waiters, l.services)
 		}
-		fmt.Fprintf(o.IO.ErrOut, "retry: %s; --waiter-file FILE uses another model\n", line)
+		fmt.Fprint(o.IO.ErrOut, echo.Sprintf("retry: %s; --waiter-file FILE uses another model\n", line))
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestEveryBuiltInWaiterLoadsAndRunsOnEmptyOutput(t *testing.T) {
 				}
 			}
 			// The way retry wait loads it, from --waiter SERVICE:cli-name.
-			o := New(true, &iostreams.IOStreams{ErrOut: devNull(t)})
+			o := newWait(&iostreams.IOStreams{ErrOut: devNull(t)}).options()
 			o.Waiter.Name = m.Service + ":" + m.CLINames[i]
 			w, err := o.loadWaiter()
 			if err == nil && w.Name != name {

@@ -17,6 +17,9 @@ const DefaultHelpWidth = 80
 // terminal narrower than 40 columns gets 40: below that no flag line
 // keeps a readable description column.
 func HelpWidth(w io.Writer) int {
+	if s, ok := w.(interface{ File() *os.File }); ok { // iostreams.Interruptible
+		w = s.File()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return DefaultHelpWidth

@@ -8,10 +8,10 @@ import (
 	"strings"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // ResolveCI turns --ci into a system. auto follows the environment
@@ -139,7 +139,7 @@ func (c *CI) before(e runner.Event) {
 	c.open = e.Attempt
 	switch c.cfg.System {
 	case CIGitHub:
-		fmt.Fprintf(c.w, "::group::%s\n", escapeData(c.label(e.Attempt)))
+		fmt.Fprintf(c.w, "::group::%s\n", echo.Untrusted(c.label(e.Attempt)).WorkflowData())
 	case CIGitLab:
 		fmt.Fprintf(c.w, "\x1b[0Ksection_start:%d:retry_attempt_%d[collapsed=true]\r\x1b[0K%s\n",
 			e.Time.Unix(), e.Attempt, gitlabText(c.label(e.Attempt)))
@@ -171,16 +171,17 @@ func (c *CI) after(e runner.Event) {
 		// done yet is what waiting is, and no warning; nor is a success that
 		// --consecutive follows with another attempt.
 		if c.cfg.System == CIGitHub && !c.cfg.NoRetryAnnotation && r.Retried && !c.notYet(r) && !human.Waiting(c.cfg.Wait, r.Decision) && r.Decision.Directive.IsRetry() {
-			msg := fmt.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
-			fmt.Fprintf(c.w, "::warning title=%s::%s\n", escapeProperty("retry"), escapeData(redact.Text(msg)))
+			msg := echo.Sprintf("%s: %s: %s [%s]; next attempt in %s", c.label(r.Number), human.Result(r), r.Decision.Directive, human.DecidedBy(r.Decision), human.Duration(r.Delay))
+			fmt.Fprintf(c.w, "::warning title=retry::%s\n", msg.WorkflowData())
 		}
 	case runner.EventEnd:
 		if c.cfg.System == CIGitHub && e.Outcome.End != runner.EndSuccess && e.Outcome.End != runner.EndScheduled {
-			level := "error"
+			msg := ciEndMessage(e.Outcome)
 			if c.cfg.FailureAsWarning {
-				level = "warning"
+				fmt.Fprintf(c.w, "::warning title=retry::%s\n", msg.WorkflowData())
+			} else {
+				fmt.Fprintf(c.w, "::error title=retry::%s\n", msg.WorkflowData())
 			}
-			fmt.Fprintf(c.w, "::%s title=%s::%s\n", level, escapeProperty("retry"), escapeData(redact.Text(ciEndMessage(e.Outcome))))
 		}
 	}
 }
@@ -188,7 +189,7 @@ func (c *CI) after(e runner.Event) {
 // ciEndMessage says why a run did not succeed, for the error annotation:
 // "gave up after 3 attempts (attempts exhausted); last attempt: exit status
 // 1, retry (server-side) [no acceptor matched]".
-func ciEndMessage(out *runner.Outcome) string {
+func ciEndMessage(out *runner.Outcome) echo.Untrusted {
 	n := human.AttemptCount(out)
 	var s string
 	switch out.End {
@@ -208,7 +209,7 @@ func ciEndMessage(out *runner.Outcome) string {
 			s += fmt.Sprintf(", %s [%s]", d.Directive, human.DecidedBy(d))
 		}
 	}
-	return s
+	return echo.Untrusted(s)
 }
 
 // Name says what the CI sink writes at the end of a run.
@@ -236,12 +237,14 @@ func (c *CI) Finish(e End) error {
 		} {
 			writeOutput(&b, kv[0], kv[1])
 		}
-		if err := writepolicy.Append(path, []byte(b.String()), 0o644, done); err != nil {
+		// Numbers and an outcome's word, between random delimiters: the
+		// heredoc of $GITHUB_OUTPUT, which redaction must leave whole.
+		if err := writepolicy.Append(path, []byte(echo.Raw(b.String())), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_OUTPUT: %v", err)
 		}
 	}
 	if path := c.cfg.Getenv("GITHUB_STEP_SUMMARY"); path != "" {
-		if err := writepolicy.Append(path, []byte(redact.Text(stepSummary(command, out, code, c.cfg.Wait, c.notYet))), 0o644, done); err != nil {
+		if err := writepolicy.Append(path, []byte(stepSummary(command, out, code, c.cfg.Wait, c.notYet).String()), 0o644, done); err != nil {
 			c.lines.Warn("GITHUB_STEP_SUMMARY: %v", err)
 		}
 	}
@@ -259,7 +262,7 @@ func writeOutput(b *strings.Builder, name, value string) {
 
 // stepSummary is the Markdown table of attempts for $GITHUB_STEP_SUMMARY.
 // A wait's poll that is not done yet says so, with the value it saw.
-func stepSummary(command string, out *runner.Outcome, code int, wait bool, notYet func(*runner.Record) bool) string {
+func stepSummary(command string, out *runner.Outcome, code int, wait bool, notYet func(*runner.Record) bool) echo.Untrusted {
 	var b strings.Builder
 	fmt.Fprintf(&b, "### retry %s: %s after %s, exit status %d\n\n", command, out.End, human.Plural(human.AttemptCount(out), "attempt"), code)
 	// Columns: the attempt's result (exit status, HTTP status, error), the
@@ -290,7 +293,7 @@ func stepSummary(command string, out *runner.Outcome, code int, wait bool, notYe
 			markdownCell(human.Result(r)), markdownCell(directive), markdownCell(decidedBy), delay)
 	}
 	b.WriteString("\n")
-	return b.String()
+	return echo.Untrusted(b.String())
 }
 
 // markdownCell keeps text inside one table cell and out of Markdown and
@@ -303,37 +306,13 @@ func markdownCell(s string) string {
 	return r.Replace(s)
 }
 
-// escapeData escapes a workflow command's message as the GitHub runner
-// unescapes it (% first), so that a message is one line and can never start
-// a command of its own.
-func escapeData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// escapeProperty escapes a workflow command's property value: as data, and
-// also ':' and ',' that would end the value.
-func escapeProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
-
 // gitlabText keeps a section header on its line: control characters (line
 // breaks, escapes) become spaces.
-func gitlabText(s string) string {
-	return strings.Map(func(r rune) rune {
+func gitlabText(s string) echo.Untrusted {
+	return echo.Untrusted(strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return ' '
 		}
 		return r
-	}, s)
-}
-
-// oneLine keeps one of retry's log lines on one line on GitHub (on), where
-// a line break in a message (a regexp, an error code, a command's error
-// text) would start a new line that the runner could read as a workflow
-// command.
-func oneLine(on bool, s string) string {
-	if !on {
-		return s
-	}
-	return strings.NewReplacer("\r", `\r`, "\n", `\n`).Replace(s)
+	}, s))
 }

@@ -8,24 +8,6 @@ import (
 	"github.com/retry-dev/retry/runner"
 )
 
-func TestEscapeWorkflowCommand(t *testing.T) {
-	for _, c := range []struct{ in, data, prop string }{
-		{"plain", "plain", "plain"},
-		{"100%", "100%25", "100%25"},
-		{"%0A", "%250A", "%250A"},
-		{"a\nb\r\nc", "a%0Ab%0D%0Ac", "a%0Ab%0D%0Ac"},
-		{"x::error::y", "x::error::y", "x%3A%3Aerror%3A%3Ay"},
-		{"k=v,title=z", "k=v,title=z", "k=v%2Ctitle=z"},
-	} {
-		if got := escapeData(c.in); got != c.data {
-			t.Errorf("escapeData(%q) = %q, want %q", c.in, got, c.data)
-		}
-		if got := escapeProperty(c.in); got != c.prop {
-			t.Errorf("escapeProperty(%q) = %q, want %q", c.in, got, c.prop)
-		}
-	}
-}
-
 func TestResolveCI(t *testing.T) {
 	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
 	gh := env(map[string]string{"GITHUB_ACTIONS": "true"})
@@ -82,7 +64,7 @@ func TestCIEndMessage(t *testing.T) {
 		{runner.Outcome{End: runner.EndDeadline, Attempts: []runner.Record{rec(4, 1, acceptor.RetryServer, "", -1)}},
 			"gave up after 4 attempts (time budget exceeded); last attempt: exit status 1, retry (server-side) [no acceptor matched]"},
 	} {
-		if got := ciEndMessage(&c.out); got != c.want {
+		if got := ciEndMessage(&c.out).String(); got != c.want {
 			t.Errorf("ciEndMessage(%s) =\n%q, want\n%q", c.out.End, got, c.want)
 		}
 	}

@@ -1,12 +1,11 @@
 package sinks
 
 import (
-	"encoding/json"
 	"time"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // JSONConfig is what the JSON log knows of the run beyond its events.
@@ -75,13 +74,17 @@ type (
 		Time    string `json:"time"`
 		Version int    `json:"version"`
 	}
-	// OutputLine frames the output of a retried attempt that follows it
-	// ("stdout", an HTTP "body"), or says how much of it was left out
-	// ("not_shown").
+	// OutputLine is a line of a retried attempt's output ("stdout", an
+	// HTTP "body"), redacted, as Text; or says how much of that output was
+	// left out ("not_shown").
 	OutputLine struct {
 		Retry   string `json:"retry"` // "stdout", "body" or "not_shown"
 		Attempt int    `json:"attempt"`
 		Bytes   int64  `json:"bytes,omitempty"` // not_shown: how many
+		// Text is one line of the output with its line break, or a piece
+		// of a line longer than maxTextPiece (no line break but the
+		// last's).
+		Text    string `json:"text,omitempty"`
 		Version int    `json:"version"`
 	}
 	// EndLine is the end of the run.
@@ -159,14 +162,14 @@ func (l *JSON) Observe(e runner.Event) {
 }
 
 // write writes line, a pointer to one of the line types, as one line, its
-// secrets redacted once it is encoded: redact.JSON walks every string of
+// secrets redacted once it is encoded: echo.JSON.Bytes walks every string of
 // the encoded value, whatever type built it, and hides the values of
 // secret keys, so a field added to a line is redacted without being named.
 func (l *JSON) write(line any) {
-	b, err := json.Marshal(line)
+	j, err := echo.Marshal(line)
 	if err != nil {
 		l.lines.Warn("JSON log: %v", err)
 		return
 	}
-	l.lines.write(append(redact.JSON(b), '\n'))
+	l.lines.write(j)
 }

@@ -1,14 +1,13 @@
 package sinks
 
 import (
-	"encoding/json"
+	"bytes"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/writepolicy"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // ReportConfig is what the report says of the run beyond its outcome.
@@ -48,7 +47,7 @@ type ReportAttempt struct {
 // exit status code and every attempt, with the tails of its output. The
 // write policy writes it (a regular file atomically, a FIFO or a device
 // through); waiting for a FIFO's reader ends when done is closed. Its
-// secrets are redacted once it is encoded (redact.JSON: every string, and
+// secrets are redacted once it is encoded (echo.JSON: every string, and
 // the values of secret keys).
 func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan struct{}) error {
 	rep := &Report{
@@ -60,7 +59,7 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 		Outcome:   out.End.String(),
 		Started:   stamp(out.Start),
 		State:     cfg.State,
-		Target:    redact.Argv(cfg.Target),
+		Target:    cfg.Target, // redacted by the plan (Describe)
 	}
 	if cfg.Consecutive > 1 {
 		rep.Consecutive = cfg.Consecutive
@@ -75,26 +74,24 @@ func WriteReport(cfg ReportConfig, out *runner.Outcome, code int, done <-chan st
 			rep.Attempts[i].StdoutTail, rep.Attempts[i].StderrTail = tailText(a.StdoutTail), tailText(a.StderrTail)
 		}
 	}
-	b, err := json.MarshalIndent(rep, "", "  ")
+	j, err := echo.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	b = append(redact.JSON(b), '\n')
-	return writepolicy.Replace(cfg.Path, b, 0o600, done)
+	return writepolicy.Replace(cfg.Path, append(j.Bytes(), '\n'), 0o600, done)
 }
 
 // ReportTail bounds the tail of each stream kept per attempt in the
 // --report file.
 const ReportTail = output.ReportTail
 
-// tailText is the last ReportTail bytes of b as valid UTF-8 (a rune
-// cut at the start is dropped), redacted.
+// tailText is the last ReportTail bytes of b as valid UTF-8, redacted.
+// b keeps a byte more (plan: KeepTail) when there is one, which says
+// whether the window starts a line: a window cut inside a line starts
+// after it (windowStart), where a rule reads every name it needs.
 func tailText(b []byte) string {
 	if len(b) > ReportTail {
-		b = b[len(b)-ReportTail:]
-		for len(b) > 0 && !utf8.RuneStart(b[0]) {
-			b = b[1:]
-		}
+		b = b[windowStart(bytes.NewReader(b), int64(len(b)-ReportTail), int64(len(b)), make([]byte, ReportTail)):]
 	}
-	return redact.Text(strings.ToValidUTF8(string(b), "\uFFFD"))
+	return echo.Untrusted(strings.ToValidUTF8(string(b), "\uFFFD")).String()
 }

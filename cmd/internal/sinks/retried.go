@@ -9,6 +9,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -22,12 +23,14 @@ type RetriedConfig struct {
 	// mode), and writes a retried attempt's stdout to stderr. Without it
 	// Observe writes nothing.
 	Show bool
-	// Kind is what the attempts are: an HTTP call's output is its body,
-	// bounded (errorBodyLimit) and framed as "body".
+	// Kind is what the attempts are: the output of a source whose output
+	// is a body (sources.Source.Body: an HTTP call's) is bounded
+	// (errorBodyLimit) and framed as "body".
 	Kind  acceptor.AttemptKind
 	Quiet bool // -q: no frame line
-	// JSONFrame: the frame is a JSON log line, {"retry":"stdout","attempt":1,…}
-	// (--log-format json), and so is a "not shown" notice.
+	// JSONFrame: the output is JSON log lines (--log-format json), one per
+	// line of it, {"retry":"stdout","attempt":1,"text":"…\n",…}, with no
+	// frame; and so is a "not shown" notice.
 	JSONFrame bool
 	// Echo is how the output is repeated: redacted, and on GitHub wrapped
 	// so that no workflow command can be forged through it (nil: redacted).
@@ -74,7 +77,7 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	defer rc.Close()
 	var src io.Reader = rc
-	if l.cfg.Kind == acceptor.HTTPAttempt {
+	if sources.Of(l.cfg.Kind).Body {
 		src = io.LimitReader(rc, errorBodyLimit+1)
 	}
 	// Peek: an attempt that wrote nothing gets no frame.
@@ -88,11 +91,10 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 	}
 	l.lines.Lock()
 	defer l.lines.Unlock()
-	w := l.w
 	l.writeFrame(r.Number, l.maxAttempts)
-	ew := l.cfg.Echo.Writer(w) // bytes the attempt wrote, repeated
-	if l.cfg.Kind == acceptor.HTTPAttempt {
-		return l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit)
+	ew, done := l.echo(r.Number) // bytes the attempt wrote, repeated
+	if sources.Of(l.cfg.Kind).Body {
+		return done(l.copyBounded(ew, r.Number, io.MultiReader(bytes.NewReader(first[:]), src), errorBodyLimit))
 	}
 	// A command's stdout: its last retriedStdoutLimit bytes, where a test
 	// run's summary is, and how much came before. A kept stdout can be read
@@ -102,22 +104,22 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		Size() int64
 	}); ok {
 		size := sized.Size()
-		if skipped := size - retriedStdoutLimit; skipped > 0 {
-			l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
-		}
-		from := max(size-retriedStdoutLimit, 0)
 		if l.copyBuf == nil {
 			l.copyBuf = make([]byte, 32<<10)
+		}
+		from := windowStart(sized, size-retriedStdoutLimit, size, l.copyBuf)
+		if from > 0 {
+			l.notShown(r.Number, from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 		}
 		if _, err := io.CopyBuffer(ew, io.NewSectionReader(sized, from, size-from), l.copyBuf); err != nil {
 			return err
 		}
-		return ew.Close()
+		return done(ew.Close())
 	}
 	// One buffer for the run: a MiB of garbage per retried attempt would
 	// make memory grow with the number of attempts (a long run of retries).
 	if l.tail == nil {
-		l.tail = &tailBuffer{limit: retriedStdoutLimit}
+		l.tail = &tailBuffer{limit: retriedStdoutLimit + 1} // and the byte before: does the window start a line?
 		l.copyBuf = make([]byte, 32<<10)
 	}
 	tail := l.tail
@@ -126,13 +128,78 @@ func (l *Retried) writeAttemptStdout(r *runner.Record) error {
 		return err
 	}
 	kept := tail.bytes()
-	if skipped := tail.total - int64(len(kept)); skipped > 0 {
-		l.notShown(r.Number, skipped, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
+	if skipped := tail.total - int64(len(kept)); skipped >= 0 && len(kept) > retriedStdoutLimit {
+		from := windowStart(bytes.NewReader(kept), 1, int64(len(kept)), l.copyBuf)
+		kept = kept[from:]
+		l.notShown(r.Number, skipped+from, "retry: (the first %d bytes of the attempt's stdout not shown)\n")
 	}
 	if _, err := ew.Write(kept); err != nil {
 		return err
 	}
-	return ew.Close()
+	return done(ew.Close())
+}
+
+// echo returns the writer that repeats attempt's output, redacted: onto
+// retry's stderr (or the --log-file) as it was, or with --log-format json
+// as JSON lines, one per line of the output (jsonText); and done, which
+// writes what a JSON writer still holds once ew is closed.
+func (l *Retried) echo(attempt int) (ew *echo.Writer, done func(error) error) {
+	if !l.cfg.JSONFrame {
+		return l.cfg.Echo.Writer(l.w), func(err error) error { return err }
+	}
+	j := &jsonText{l: l, attempt: attempt, what: l.what()}
+	return l.cfg.Echo.Writer(j), func(err error) error {
+		if ferr := j.flush(); err == nil {
+			err = ferr
+		}
+		return err
+	}
+}
+
+// maxTextPiece bounds the text of one JSON output line: a longer line of
+// output comes in pieces of this size, one line each.
+const maxTextPiece = 64 << 10
+
+// jsonText turns repeated output into JSON log lines: each line of it
+// (with its line break) is the text of one {"retry":"stdout"} (or
+// "body") line, so that every line a JSON log writes parses.
+type jsonText struct {
+	l       *Retried
+	attempt int
+	what    string
+	held    []byte // the start of a line, not yet written
+}
+
+func (j *jsonText) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 || len(j.held)+i+1 > maxTextPiece {
+			k := min(len(p), maxTextPiece-len(j.held))
+			j.held = append(j.held, p[:k]...)
+			p = p[k:]
+			if len(j.held) < maxTextPiece {
+				break
+			}
+		} else {
+			j.held = append(j.held, p[:i+1]...)
+			p = p[i+1:]
+		}
+		if err := j.flush(); err != nil {
+			return n - len(p), err
+		}
+	}
+	return n, nil
+}
+
+// flush writes what is held as one line.
+func (j *jsonText) flush() error {
+	if len(j.held) == 0 {
+		return nil
+	}
+	text := string(j.held)
+	j.held = j.held[:0]
+	return j.l.jsonLine(&OutputLine{Retry: j.what, Attempt: j.attempt, Text: text, Version: SchemaVersion})
 }
 
 // retriedStdoutLimit bounds what a retried attempt's stdout puts on stderr.
@@ -188,53 +255,65 @@ func (l *Retried) WriteBody(last *runner.Record, maxAttempts int) error {
 		return nil
 	}
 	l.writeFrame(last.Number, maxAttempts)
-	return l.copyBounded(l.cfg.Echo.Writer(l.w), last.Number, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit)
+	ew, done := l.echo(last.Number)
+	return done(l.copyBounded(ew, last.Number, io.MultiReader(bytes.NewReader(first[:]), rc), errorBodyLimit))
+}
+
+// what is what an attempt's output is: "stdout", or an HTTP call's "body".
+func (l *Retried) what() string {
+	if sources.Of(l.cfg.Kind).Body {
+		return "body"
+	}
+	return "stdout"
 }
 
 // writeFrame writes, before an attempt's output on stderr, the line that
-// names it: "retry: stdout of attempt 1/5:" ("body" for HTTP), or with
-// --log-format json on stderr {"retry":"stdout","attempt":1}; maxAttempts
-// is the run's limit (0: unlimited). -q drops it.
+// names it: "retry: stdout of attempt 1/5:" ("body" for HTTP); maxAttempts
+// is the run's limit (0: unlimited). -q drops it, and a JSON log has none:
+// each of its output lines names the attempt.
 func (l *Retried) writeFrame(n, maxAttempts int) {
-	if l.cfg.Quiet {
+	if l.cfg.Quiet || l.cfg.JSONFrame {
 		return
 	}
-	what := "stdout"
-	if l.cfg.Kind == acceptor.HTTPAttempt {
-		what = "body"
-	}
-	if l.cfg.JSONFrame {
-		l.jsonLine(&OutputLine{Retry: what, Attempt: n, Version: SchemaVersion})
-		return
-	}
+	what := l.what()
 	label := fmt.Sprintf("attempt %d", n)
 	if maxAttempts > 0 {
 		label += fmt.Sprintf("/%d", maxAttempts)
 	}
-	fmt.Fprintf(l.w, "retry: %s of %s:\n", what, label)
+	fmt.Fprint(l.w, echo.Sprintf("retry: %s of %s:\n", what, label))
 }
 
 // notShown says that the first (or last) n bytes of attempt's output were
 // left out: text (format, with n) or a JSON "not_shown" line.
 func (l *Retried) notShown(attempt int, n int64, format string) {
 	if l.cfg.JSONFrame {
-		l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
+		_ = l.jsonLine(&OutputLine{Retry: "not_shown", Attempt: attempt, Bytes: n, Version: SchemaVersion})
 		return
 	}
-	fmt.Fprintf(l.w, format, n)
+	fmt.Fprint(l.w, echo.Sprintf(format, n))
 }
 
-// jsonLine writes one JSON log line of the output's frames on w.
-func (l *Retried) jsonLine(line *OutputLine) {
-	b, _ := json.Marshal(line) // ints and a fixed word: always encodes
-	_, _ = l.w.Write(append(b, '\n'))
+// jsonLine writes one JSON log line of the output on w. A text that is
+// not UTF-8 is written with U+FFFD for the bytes that are not. The line is
+// written as it is (echo.Raw): its text is what an echo.Writer wrote,
+// redacted already; the rest is numbers and fixed words.
+func (l *Retried) jsonLine(line *OutputLine) error {
+	b, _ := json.Marshal(line) // ints, a fixed word and a string: always encodes
+	_, err := l.w.Write(append([]byte(echo.Raw(b)), '\n'))
+	return err
 }
 
 // copyBounded repeats at most limit bytes of r through ew and closes it
 // (which ends the line); when r holds more, a line of retry's says how
 // much was left out.
 func (l *Retried) copyBounded(ew *echo.Writer, attempt int, r io.Reader, limit int64) error {
-	n, err := io.Copy(ew, io.LimitReader(r, limit))
+	// The run's one copy buffer: io.Copy would allocate 32 KiB for every
+	// retried HTTP attempt, and a run of fast retries then spends a fifth
+	// of its CPU in the collector.
+	if l.copyBuf == nil {
+		l.copyBuf = make([]byte, 32<<10)
+	}
+	n, err := io.CopyBuffer(ew, io.LimitReader(r, limit), l.copyBuf)
 	if err != nil {
 		return err
 	}

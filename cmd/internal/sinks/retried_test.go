@@ -69,8 +69,34 @@ func TestTailTextRedacts(t *testing.T) {
 			t.Errorf("tailText(%q) = %q, want %q", in, got, want)
 		}
 	}
-	long := bytes.Repeat([]byte("x"), 3000)
-	if got := tailText(long); len(got) != ReportTail {
-		t.Errorf("tailText: %d bytes, want %d", len(got), ReportTail)
+	long := append(bytes.Repeat([]byte("x"), 3000), "\nlast line\n"...)
+	if got := tailText(long); got != "last line\n" {
+		t.Errorf("tailText of a long line then another: %q", got)
+	}
+}
+
+// A tail window that the cut started inside a line starts at the next
+// line: the 2 KiB tail of a 2.5 KB key shows none of it, nor the body of a
+// private key whose start the window left out.
+func TestTailTextWindow(t *testing.T) {
+	key := "api_key=" + strings.Repeat("K", 2500) + "\ndone\n"
+	if got := tailText([]byte(key)); got != "done\n" {
+		t.Errorf("tailText = %.60q", got)
+	}
+	if got := tailText([]byte(strings.Repeat("K", 3000))); got != "" {
+		t.Errorf("tailText of one long line = %.60q", got)
+	}
+	pem := "-----BEGIN PRIVATE KEY-----\n" + strings.Repeat(strings.Repeat("B", 64)+"\n", 40) + "-----END PRIVATE KEY-----\nafter\n"
+	if got := tailText([]byte(pem)); got != "after\n" {
+		t.Errorf("tailText of a key's end = %.80q", got)
+	}
+	lines := strings.Repeat("line\n", 600) // 2048 is not a multiple of 5
+	w := lines[len(lines)-ReportTail:]
+	if got, want := tailText([]byte(lines)), w[strings.IndexByte(w, '\n')+1:]; got != want {
+		t.Errorf("tailText of lines = %.40q, want %.40q", got, want)
+	}
+	lines = strings.Repeat("1234567\n", 512) // a line ends just before the window
+	if got := tailText([]byte(lines)); got != lines[len(lines)-ReportTail:] {
+		t.Errorf("tailText of lines from a line start = %.40q", got)
 	}
 }

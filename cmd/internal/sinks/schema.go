@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/cmd/internal/sources"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -11,8 +12,10 @@ import (
 // (docs/logs.md), in their "version" field. It changes
 // when a field changes its meaning or goes away; a new field does not
 // change it. Version 2: a --tcp attempt's connect is under "tcp", no
-// longer under "http".
-const SchemaVersion = 2
+// longer under "http". Version 3: a "stdout" or "body" line holds a line
+// of the repeated output as "text" (it was a frame the raw output
+// followed).
+const SchemaVersion = 3
 
 // Attempt is one attempt as the JSON log and the report show it. Its
 // fields are in the alphabetical order of their JSON names, the order the
@@ -145,19 +148,20 @@ func attemptOf(r *runner.Record) Attempt {
 			j.OnRetry.Error = h.Err.Error()
 		}
 	}
-	if x := r.Result.Exchange; x != nil && a.Kind == acceptor.TCPAttempt {
-		j.TCP = &TCP{Connected: x.Connected}
-	} else {
-		j.HTTP = httpOf(x)
+	if x := r.Result.Exchange; x != nil {
+		// The source says which shape its exchange has (sources.Table).
+		switch sources.Of(a.Kind).Exchange {
+		case "tcp":
+			j.TCP = &TCP{Connected: x.Connected}
+		case "http":
+			j.HTTP = httpOf(x)
+		}
 	}
 	return j
 }
 
-// httpOf is x as the JSON log and the report show it; nil for nil.
+// httpOf is x as the JSON log and the report show it.
 func httpOf(x *runner.Exchange) *HTTP {
-	if x == nil {
-		return nil
-	}
 	h := &HTTP{Error: x.Error, FinalURL: x.FinalURL, Method: x.Method,
 		Redirects: x.Redirects, Status: x.Status, URL: x.URL,
 		Headers: nonEmpty(x.Header), RequestHeaders: nonEmpty(x.RequestHeader)}

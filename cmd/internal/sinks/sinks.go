@@ -7,14 +7,13 @@
 package sinks
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/runner"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // A Sink consumes the runner's events, in the order the run makes them.
@@ -36,7 +35,8 @@ func (f FanOut) Observe(e runner.Event) {
 
 // Lines is where retry's own lines go (the log view of the shared stderr,
 // or the --log-file), one at a time, each "retry: " and its text with
-// secrets redacted. Its lock is shared by every sink that writes on
+// secrets redacted (echo.Untrusted: the text may repeat what an attempt
+// said). Its lock is shared by every sink that writes on
 // stderr, so that a retried attempt's output and the CI markup never
 // interleave with a log line.
 type Lines struct {
@@ -67,7 +67,7 @@ func (l *Lines) Printf(format string, args ...any) {
 }
 
 func (l *Lines) printfLocked(format string, args ...any) {
-	fmt.Fprintf(l.w, "retry: %s\n", oneLine(l.oneLine, redact.Text(fmt.Sprintf(format, args...))))
+	fmt.Fprintf(l.w, "retry: %s\n", echo.Sprintf(format, args...).Line(l.oneLine))
 }
 
 // Warn prints a warning; a warning is printed even with -q: it reports
@@ -77,19 +77,19 @@ func (l *Lines) Warn(format string, args ...any) {
 		l.Printf(format, args...)
 		return
 	}
-	b, err := json.Marshal(&WarningLine{Retry: "warning", Message: fmt.Sprintf(format, args...), Time: stamp(time.Now()), Version: SchemaVersion})
+	j, err := echo.Marshal(&WarningLine{Retry: "warning", Message: fmt.Sprintf(format, args...), Time: stamp(time.Now()), Version: SchemaVersion})
 	if err != nil {
 		l.Printf(format, args...) // a string always encodes: never reached
 		return
 	}
-	l.write(append(redact.JSON(b), '\n'))
+	l.write(j)
 }
 
-// write writes b as it is, under the lock.
-func (l *Lines) write(b []byte) {
+// write writes j, a JSON log line, redacted, under the lock.
+func (l *Lines) write(j echo.JSON) {
 	l.Lock()
 	defer l.Unlock()
-	_, _ = l.w.Write(b) // as for the printed lines: a log that cannot be written has nowhere else to go
+	_, _ = l.w.Write(append(j.Bytes(), '\n')) // as for the printed lines: a log that cannot be written has nowhere else to go
 }
 
 // A Log is the text or the JSON log: a sink that also writes the lines of

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/human"
-	"github.com/retry-dev/retry/runner/redact"
 )
 
 // Sleep sleeps between attempts; on a terminal it shows a status line with
@@ -51,5 +51,5 @@ func (l *Text) status(s string) {
 		fmt.Fprint(l.lines.w, "\r\x1b[K")
 		return
 	}
-	fmt.Fprintf(l.lines.w, "\r\x1b[Kretry: %s", redact.Text(s)) // it repeats what attempts said
+	fmt.Fprintf(l.lines.w, "\r\x1b[Kretry: %s", echo.Untrusted(s)) // it repeats what attempts said
 }

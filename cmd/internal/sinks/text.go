@@ -76,6 +76,8 @@ func (l *Text) Observe(e runner.Event) {
 		l.lines.Printf("%v; waiting %s for the refill (--when-empty wait)", e.Empty, human.Duration(e.Wait))
 	case runner.EventHook:
 		l.hook(e)
+	case runner.EventDocument:
+		l.attemptEnd(e.Record) // a document of a stream that does not end it
 	}
 }
 
@@ -118,6 +120,24 @@ func (l *Text) attemptLabel(n int) string {
 	return fmt.Sprintf("attempt %d", n)
 }
 
+// recordLabel names what r is about: "attempt 2/5", or for a document of
+// a streamed attempt (wait --watch) "attempt 2, document 3".
+func (l *Text) recordLabel(r *runner.Record) string {
+	if r.Document > 0 {
+		return fmt.Sprintf("%s, document %d", l.attemptLabel(r.Number), r.Document)
+	}
+	return l.attemptLabel(r.Number)
+}
+
+// resultOf says what r's attempt did, after its label: ": exit status 1";
+// "" for a document of a stream, whose command has not ended.
+func resultOf(r *runner.Record) string {
+	if r.Document > 0 {
+		return ""
+	}
+	return ": " + human.Result(r)
+}
+
 func (l *Text) attemptEnd(r *runner.Record) {
 	l.last = r
 	if l.cfg.Verbose {
@@ -126,16 +146,16 @@ func (l *Text) attemptEnd(r *runner.Record) {
 			if s.Matched {
 				verdict = "matched, " + s.State.String()
 			}
-			l.lines.Printf("%s: %s: %s (saw %s)", l.attemptLabel(r.Number), s.Name, verdict, valueOrNothing(s.Value))
+			l.lines.Printf("%s: %s: %s (saw %s)", l.recordLabel(r), s.Name, verdict, valueOrNothing(s.Value))
 		}
 
 		// One log line per header: every line keeps the "retry:" prefix.
 		for _, line := range exchangeLines(r.Result.Exchange) {
-			l.lines.Printf("%s: %s", l.attemptLabel(r.Number), line)
+			l.lines.Printf("%s: %s", l.recordLabel(r), line)
 		}
 	}
 	for _, w := range r.Decision.Warnings {
-		l.lines.Printf("%s: warning: %s", l.attemptLabel(r.Number), w)
+		l.lines.Printf("%s: warning: %s", l.recordLabel(r), w)
 	}
 	l.attemptProblems(r)
 	if d := r.Decision; l.cfg.Verbose && d.Source == acceptor.FromFallback {
@@ -145,9 +165,9 @@ func (l *Text) attemptEnd(r *runner.Record) {
 			which = "wait"
 		}
 		if human.NotYet(l.cfg.Wait, r) {
-			l.lines.Printf("%s: no acceptor matched: wait's fallback polls a successful attempt again (not yet)", l.attemptLabel(r.Number))
+			l.lines.Printf("%s: no acceptor matched: wait's fallback polls a successful attempt again (not yet)", l.recordLabel(r))
 		} else {
-			l.lines.Printf("%s: no acceptor matched: %s's fallback decided %s on %s", l.attemptLabel(r.Number), which, d.Directive, valueOrNothing(d.Value))
+			l.lines.Printf("%s: no acceptor matched: %s's fallback decided %s on %s", l.recordLabel(r), which, d.Directive, valueOrNothing(d.Value))
 		}
 	}
 	d := r.Decision.Directive
@@ -157,9 +177,9 @@ func (l *Text) attemptEnd(r *runner.Record) {
 	if d == acceptor.Succeed && (l.consecutive <= 1 || r.Streak >= l.consecutive) {
 		return // the success that ends the run: the end line says so
 	}
-	line := fmt.Sprintf("%s: %s: %s [%s]%s", l.attemptLabel(r.Number), human.Result(r), human.DirectiveText(l.cfg.Wait, r.Decision), human.DecidedBy(r.Decision), l.inARow(r))
+	line := fmt.Sprintf("%s%s: %s [%s]%s", l.recordLabel(r), resultOf(r), human.DirectiveText(l.cfg.Wait, r.Decision), human.DecidedBy(r.Decision), l.inARow(r))
 	if human.NotYet(l.cfg.Wait, r) {
-		line = fmt.Sprintf("%s: %s: %s%s", l.attemptLabel(r.Number), human.Result(r), human.Pending(r), l.inARow(r))
+		line = fmt.Sprintf("%s%s: %s%s", l.recordLabel(r), resultOf(r), human.Pending(r), l.inARow(r))
 	}
 	if r.Retried {
 		line += "; next attempt in " + human.Duration(r.Delay)
@@ -184,10 +204,11 @@ func (l *Text) end(out *runner.Outcome) {
 			l.lines.Printf("attempt %s is due at %s, in %s: a later invocation with --state %s makes it", human.AttemptOf(n+1, l.maxAttempts), due.UTC().Format(human.StateTime), human.Duration(last.Delay), l.cfg.State)
 		}
 	case runner.EndSuccess:
+		doc := documentOf(last)
 		if n == 1 {
-			l.lines.Printf("succeeded on the first attempt in %s", el)
+			l.lines.Printf("succeeded on the first attempt%s in %s", doc, el)
 		} else {
-			l.lines.Printf("succeeded on attempt %d after %s%s", n, el, l.inARow(last))
+			l.lines.Printf("succeeded on attempt %d%s after %s%s", n, doc, el, l.inARow(last))
 		}
 	case runner.EndFailure:
 		if last == nil || last.Result.Stopped != nil && last.Decision.Directive == acceptor.NoDecision {
@@ -207,7 +228,7 @@ func (l *Text) end(out *runner.Outcome) {
 		if l.cfg.Wait {
 			what = "waiter reached a failure state"
 		}
-		l.lines.Printf("%s on attempt %d after %s: %s", what, n, el, detail)
+		l.lines.Printf("%s on attempt %d%s after %s: %s", what, n, documentOf(last), el, detail)
 	case runner.EndAttempts:
 		msg := "max attempts exceeded"
 		l.lines.Printf("gave up after %s in %s: %s%s%s", human.Plural(n, "attempt"), el, msg, l.inARow(last), l.lastState(out))
@@ -301,4 +322,14 @@ func retryAfterText(lead string, r *runner.Record) string {
 		s += fmt.Sprintf(", capped at %s by --max-retry-after", human.Duration(r.RetryAfter))
 	}
 	return s
+}
+
+// documentOf says which document of a streamed attempt (wait --watch)
+// decided r: " (document 3 of its stream)"; "" for an attempt whose end
+// was evaluated.
+func documentOf(r *runner.Record) string {
+	if r == nil || r.Document == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (document %d of its stream)", r.Document)
 }

@@ -1,13 +1,19 @@
+//go:build unix
+
 package writepolicy
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // writeThrough opens t as it is and writes data to it.
@@ -40,6 +46,12 @@ func writeThrough(t target, data []byte, done <-chan struct{}) error {
 type Stream struct {
 	path string
 	fifo bool
+	// fifoPath is where a FIFO is opened (for writing, and for reading by
+	// Abort): the FIFO resolve found, pinned (pin), so that another
+	// writer of its directory swapping its name does not make retry open
+	// something else; path where the system cannot pin it.
+	fifoPath string
+	pin      io.Closer // holds the FIFO that fifoPath names; nil for none
 	// buffered: while a FIFO waits for its reader, writes are held (up to
 	// maxPending) and written when the reader comes, so that the run goes
 	// on; otherwise a write waits for the reader.
@@ -76,7 +88,7 @@ func Open(path string) (*Stream, error) {
 		return nil, err
 	}
 	if t.kind == regular {
-		f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, err := openRegular(t.path, os.O_TRUNC, 0o644)
 		if err != nil {
 			return nil, err
 		}
@@ -107,28 +119,53 @@ func (s *Stream) errNoReader(lost int) error {
 // itself.
 func openThrough(t target, buffered bool) (*Stream, error) {
 	s := newStream(t.path, t.fifo, buffered)
+	if t.own > 0 {
+		// One of retry's own descriptors: written through a duplicate, at
+		// the offset the caller's redirection and retry's own writes share.
+		fd, err := unix.FcntlInt(uintptr(t.own), unix.F_DUPFD_CLOEXEC, 3)
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: t.path, Err: err}
+		}
+		s.file.Store(os.NewFile(uintptr(fd), t.path))
+		close(s.ready)
+		return s, nil
+	}
 	if !t.fifo {
 		// O_APPEND: a regular file behind /dev/fd/N is the caller's, opened
 		// by them (3>>FILE, or 3>FILE already truncated); the write goes
 		// after what is in it, not over it. A device ignores it.
-		f, err := os.OpenFile(t.path, os.O_WRONLY|os.O_APPEND|oNoCTTY, 0)
+		// Opened as what resolve found (pin): another writer of the
+		// directory may have swapped the name since.
+		at, held, err := pin(t.path, t.typ)
 		if err != nil {
 			return nil, err
+		}
+		f, err := os.OpenFile(at, os.O_WRONLY|os.O_APPEND|unix.O_NOCTTY, 0)
+		if held != nil {
+			held.Close()
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: t.path, Err: unwrapPath(err)}
 		}
 		s.file.Store(f)
 		close(s.ready)
 		return s, nil
 	}
+	var err error
+	if s.fifoPath, s.pin, err = pin(t.path, t.typ); err != nil {
+		return nil, err
+	}
 	// O_NONBLOCK: ENXIO at once when no reader has the FIFO open. The file
 	// is pollable, so a write the reader does not take can be given a
 	// deadline (Abort).
-	f, err := os.OpenFile(t.path, os.O_WRONLY|oNonBlock|oNoCTTY, 0)
+	f, err := os.OpenFile(s.fifoPath, os.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
 	if err == nil {
 		s.file.Store(f)
 		close(s.ready)
 		return s, nil
 	}
-	if !errors.Is(err, errNoReader) {
+	if !errors.Is(err, unix.ENXIO) {
+		s.closePin()
 		return nil, err
 	}
 	go s.openLater()
@@ -141,7 +178,7 @@ func (s *Stream) openLater() {
 	// Blocks until a reader opens the FIFO. (The file is pollable all the
 	// same: os.OpenFile makes every file it opens non-blocking where the
 	// poller takes it, a FIFO included.)
-	f, err := os.OpenFile(s.path, os.O_WRONLY|oNoCTTY, 0)
+	f, err := os.OpenFile(s.fifoPath, os.O_WRONLY|unix.O_NOCTTY, 0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	defer close(s.ready) // under mu: a write sees the file, or holds its bytes for here
@@ -159,14 +196,14 @@ func (s *Stream) openLater() {
 	}
 	if err != nil {
 		if s.err == nil {
-			s.err = err
+			s.err = s.named(err)
 		}
 		return
 	}
 	s.file.Store(f)
 	if len(s.pending) > 0 && s.err == nil {
 		if _, err := f.Write(s.pending); err != nil {
-			s.err = err
+			s.err = s.named(err)
 		}
 	}
 	s.pending = nil
@@ -211,8 +248,8 @@ func (s *Stream) Write(p []byte) (int, error) {
 	}
 	n, err := f.Write(p)
 	if err != nil {
-		s.err = err
-		return n, err
+		s.err = s.named(err)
+		return n, s.err
 	}
 	return n, nil
 }
@@ -229,7 +266,7 @@ func (s *Stream) Abort() {
 		case <-s.ready:
 		default:
 			// Release the goroutine blocked opening the FIFO.
-			if r, err := os.OpenFile(s.path, os.O_RDONLY|oNonBlock, 0); err == nil {
+			if r, err := os.OpenFile(s.fifoPath, os.O_RDONLY|unix.O_NONBLOCK, 0); err == nil {
 				<-s.ready
 				r.Close()
 			}
@@ -259,11 +296,11 @@ func (s *Stream) Close() error {
 	default:
 		// A reader that came just now (its open and the background one
 		// not through yet) still gets what was held.
-		if f, err := os.OpenFile(s.path, os.O_WRONLY|oNonBlock|oNoCTTY, 0); err == nil {
+		if f, err := os.OpenFile(s.fifoPath, os.O_WRONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0); err == nil {
 			s.mu.Lock()
 			if len(s.pending) > 0 && s.err == nil {
 				if _, err := f.Write(s.pending); err != nil {
-					s.err = err
+					s.err = s.named(err)
 				}
 			}
 			s.pending = nil
@@ -280,8 +317,27 @@ func (s *Stream) Close() error {
 	}
 	if f := s.file.Swap(nil); f != nil {
 		if err := f.Close(); err != nil && s.err == nil {
-			s.err = err
+			s.err = s.named(err)
 		}
 	}
+	s.closePin()
 	return s.err
+}
+
+// named gives an error of the file opened through a pinned name
+// (/proc/self/fd/N) the path the user gave.
+func (s *Stream) named(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path != s.path && strings.HasPrefix(pe.Path, "/proc/self/fd/") {
+		return &fs.PathError{Op: pe.Op, Path: s.path, Err: pe.Err}
+	}
+	return err
+}
+
+// closePin lets go of the FIFO pinned for fifoPath.
+func (s *Stream) closePin() {
+	if s.pin != nil {
+		s.pin.Close()
+		s.pin = nil
+	}
 }

@@ -77,33 +77,46 @@ func TestReplaceSymlink(t *testing.T) {
 }
 
 // A character device is written through: never replaced (its inode
-// stays), and a failed write is an error.
+// stays), and a failed write is an error. The devices are the test's own
+// (the numbers of /dev/null and /dev/full, made in its temp dir), never
+// the machine's: a bug of the kind this test catches would replace those
+// for the whole machine.
 func TestReplaceDevice(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("making a device node of its own (mknod) needs root")
+	}
+	dir := t.TempDir()
+	null, full := filepath.Join(dir, "null"), filepath.Join(dir, "full")
+	for p, minor := range map[string]uint32{null: 3, full: 7} {
+		if err := unix.Mknod(p, unix.S_IFCHR|0o666, int(unix.Mkdev(1, minor))); err != nil {
+			t.Skipf("mknod: %v (a container without CAP_MKNOD)", err)
+		}
+	}
 	var before, after syscall.Stat_t
-	syscall.Stat("/dev/null", &before)
-	if err := Replace("/dev/null", []byte("x"), 0o600, nil); err != nil {
+	syscall.Stat(null, &before)
+	if err := Replace(null, []byte("x"), 0o600, nil); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Stat("/dev/null", &after)
+	syscall.Stat(null, &after)
 	if before.Ino != after.Ino || after.Mode&syscall.S_IFMT != syscall.S_IFCHR {
-		t.Errorf("/dev/null was replaced")
+		t.Errorf("the null device was replaced")
 	}
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	err := Replace("/dev/full", []byte("x"), 0o600, nil)
+	err := Replace(full, []byte("x"), 0o600, nil)
 	if !errors.Is(err, unix.ENOSPC) {
-		t.Errorf("/dev/full: %v, want ENOSPC", err)
+		t.Errorf("the full device: %v, want ENOSPC", err)
 	}
-	s, err := Open("/dev/full")
+	s, err := Open(full)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.Write([]byte("line\n"))
 	if _, err := s.Write([]byte("line\n")); !errors.Is(err, unix.ENOSPC) || !errors.Is(s.Err(), unix.ENOSPC) {
-		t.Errorf("stream on /dev/full: %v, %v", err, s.Err())
+		t.Errorf("stream on the full device: %v, %v", err, s.Err())
 	}
 	s.Close()
+	if fi, err := os.Lstat(full); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Errorf("the full device was replaced: %v, %v", fi, err)
+	}
 }
 
 // A directory is refused, by Check too.
@@ -242,4 +255,47 @@ func TestFIFOStalledReader(t *testing.T) {
 		t.Errorf("a write nobody reads: nil")
 	}
 	s.Close()
+}
+
+// A descriptor of retry's own is written through a duplicate: a regular
+// file at the offset retry's own writes share (no overwrite), and a socket,
+// which a new open(2) of /proc/self/fd/N cannot open at all (ENXIO).
+func TestOwnDescriptor(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	path := fmt.Sprintf("/dev/fd/%d", f.Fd())
+	s, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("one\n")
+	s.Write([]byte("two\n"))
+	f.WriteString("three\n")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, f.Name()); got != "one\ntwo\nthree\n" {
+		t.Errorf("file holds %q, want the three lines in order", got)
+	}
+
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fds[0])
+	defer unix.Close(fds[1])
+	if err := Append(fmt.Sprintf("/proc/self/fd/%d", fds[0]), []byte("over a socket\n"), 0o644, nil); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 64)
+	n, _ := unix.Read(fds[1], b)
+	if got := string(b[:n]); got != "over a socket\n" {
+		t.Errorf("socket got %q", got)
+	}
+	if ownFD("/dev/stdin") != 0 || ownFD("/proc/1/fd/1") != 0 && os.Getpid() != 1 {
+		t.Errorf("/dev/stdin or another process's descriptor taken for retry's own")
+	}
 }

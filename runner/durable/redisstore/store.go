@@ -39,6 +39,14 @@ const KeyPrefix = "retry:state:"
 // LockPrefix starts the lock of every sequence: retry:state-lock:KEY.
 const LockPrefix = "retry:state-lock:"
 
+// FencePrefix starts the fence of every sequence: retry:state-fence:KEY
+// (scripts.go says what it is).
+const FencePrefix = "retry:state-fence:"
+
+// fenceMargin is what the fence outlasts the lock by beyond --kill-after:
+// the supervisor's last pass over the run's processes.
+const fenceMargin = time.Second
+
 // DefaultKeep is how long a sequence's key lives after its last write: a
 // terminal state is repeated that long, and a sequence nobody continues
 // for that long is forgotten.
@@ -70,22 +78,20 @@ func ParseKey(raw string) (*Key, error) {
 	return &Key{Store: su, Name: name, redacted: su.String() + "/" + url.PathEscape(name)}, nil
 }
 
-// keys are the hash and the lock of the sequence name: retry:state:NAME
-// and retry:state-lock:NAME; on a cluster retry:state:{NAME} and
-// retry:state-lock:{NAME}, whose hash tag puts both in one slot (a script
-// may only touch the keys of one slot).
-func keys(k *Key) (state, lock string) {
+// keys are the hash, the lock and the fence of the sequence name:
+// retry:state:NAME, retry:state-lock:NAME and retry:state-fence:NAME; on a
+// cluster retry:state:{NAME} and so on, whose hash tag puts all in one
+// slot (a script may only touch the keys of one slot).
+func keys(k *Key) (state, lock, fence string) {
+	name := k.Name
 	if k.Store.Topology == redis.Cluster {
-		return KeyPrefix + "{" + k.Name + "}", LockPrefix + "{" + k.Name + "}"
+		name = "{" + name + "}"
 	}
-	return KeyPrefix + k.Name, LockPrefix + k.Name
+	return KeyPrefix + name, LockPrefix + name, FencePrefix + name
 }
 
 // String is the URL with its password replaced by xxxxx.
 func (k *Key) String() string { return k.redacted }
-
-// ErrBusy is returned when another invocation, anywhere, holds the lock.
-var ErrBusy = durable.ErrBusy
 
 // UnreachableError is a store that cannot be reached (or answers that it
 // cannot serve now: loading, busy): the invocation runs nothing, and the
@@ -104,13 +110,35 @@ func (e *LostError) Error() string {
 	return e.Key + ": the lock of the sequence expired during the attempt; its outcome is not recorded"
 }
 
+// FencedError is a lock that is free while the sequence's last attempt
+// may still run: its holder's lock expired during it (the holder stopped,
+// cut off from Redis, or Redis restarted), and the holder's supervisor
+// ends it at the latest when its fence expires, Left from now. Until then
+// the attempt is not counted as crashed, and none other starts.
+type FencedError struct{ Left time.Duration }
+
+func (e *FencedError) Error() string {
+	return fmt.Sprintf("the lock of the attempt that runs expired, but that attempt may still be running for %s (its holder's lease and --kill-after)", e.Left.Round(time.Millisecond))
+}
+
 // Options are how Lock holds a sequence.
 type Options struct {
-	// TTL is the lock's expiry: more than the attempt can last. 0 is
-	// DefaultLockTTL, renewed while the invocation runs.
+	// TTL is the lock's expiry: more than the attempt can last. 0 is a
+	// lease of Renewed, renewed every third of it while the invocation
+	// runs.
 	TTL time.Duration
+	// Renewed is the renewed lease; 0 is DefaultLockTTL.
+	Renewed time.Duration
 	// Keep is how long the key lives after a write; 0 is DefaultKeep.
 	Keep time.Duration
+	// KillAfter is the grace between SIGTERM and SIGKILL of the attempt:
+	// the fence outlasts the lock by it.
+	KillAfter time.Duration
+	// Lease, when set, is told the time (this process's clock) by which
+	// the lock will have expired on the server, after the lock is taken
+	// and after each renewal; the zero time when it is released. The
+	// attempt's processes must be gone by then (command.FenceRun).
+	Lease func(end time.Time)
 }
 
 // Store is a sequence held by this invocation: a durable.Store.
@@ -119,6 +147,8 @@ type Store struct {
 	key    *Key
 	state  string // the hash
 	lock   string // the lock's key
+	fence  string // the fence's key
+	lease  func(end time.Time)
 	value  string // the lock's value: ours
 	keep   time.Duration
 	fields map[string]string // as read when locked
@@ -133,43 +163,64 @@ var _ durable.Store = (*Store)(nil)
 // bound each read and write already.
 const timeout = 10 * time.Second
 
-// Lock takes the lock of the sequence at k, without waiting: ErrBusy when
+// Lock takes the lock of the sequence at k, without waiting: durable.ErrBusy when
 // another invocation holds it, an *UnreachableError when the store cannot
 // be reached. The sequence is read in the same script.
 func Lock(k *Key, o Options) (*Store, error) {
 	c := redis.Dial(k.Store)
-	state, lock := keys(k)
-	s := &Store{c: c, key: k, state: state, lock: lock, keep: o.Keep, stop: func() {}}
+	state, lock, fence := keys(k)
+	s := &Store{c: c, key: k, state: state, lock: lock, fence: fence, keep: o.Keep, stop: func() {}, lease: o.Lease}
 	if s.keep <= 0 {
 		s.keep = DefaultKeep
 	}
+	if s.lease == nil {
+		s.lease = func(time.Time) {}
+	}
 	ttl, renew := o.TTL, false
 	if ttl <= 0 {
-		ttl, renew = DefaultLockTTL, true
+		ttl, renew = o.Renewed, true
+		if ttl <= 0 {
+			ttl = DefaultLockTTL
+		}
 	}
+	fenceTTL := ttl + max(o.KillAfter, 0) + fenceMargin
 	me := self()
 	s.value = me.value(token())
-	held, fields, err := s.take(ttl, "")
-	if err == nil && held != "" {
-		// A lock left by a process that died on this machine is taken
-		// over: the lock of a file would have died with it.
-		if h, ok := parseHolder(held); ok && h.diedHere(me) {
-			held, fields, err = s.take(ttl, held)
+	sent := time.Now()
+	t, err := s.take(ttl, fenceTTL, "")
+	if err == nil && t.held != "" {
+		// A lock (or fence) left by a process that died on this machine
+		// is taken over: the lock of a file would have died with it, and
+		// the supervisor of the dead holder ends what its attempt left.
+		if h, ok := parseHolder(t.held); ok && h.diedHere(me) {
+			t, err = s.take(ttl, fenceTTL, t.held)
 		}
 	}
 	if err != nil {
 		c.Close()
 		return nil, err
 	}
-	if held != "" {
+	if t.held != "" {
 		c.Close()
-		return nil, ErrBusy
+		if t.fenced {
+			return nil, &FencedError{Left: t.left}
+		}
+		return nil, durable.ErrBusy
 	}
-	s.fields, s.exists = fields, len(fields) > 0
+	s.lease(sent.Add(ttl))
+	s.fields, s.exists = t.fields, len(t.fields) > 0
 	if renew {
-		s.renew(ttl)
+		s.renew(ttl, fenceTTL)
 	}
 	return s, nil
+}
+
+// taken is what the lock script found.
+type taken struct {
+	held   string            // the holder's value: the lock's, or the fence's; "" when taken
+	fenced bool              // the lock is free, the fence another's
+	left   time.Duration     // the fence's time left
+	fields map[string]string // the sequence, when taken
 }
 
 // token is 128 random bits: the lock is ours only while it holds them.
@@ -179,37 +230,45 @@ func token() string {
 	return hex.EncodeToString(b)
 }
 
-// take runs the lock script: it takes the lock when it is free or holds
-// old, and returns the sequence's fields; otherwise it returns the lock's
-// holder.
-func (s *Store) take(ttl time.Duration, old string) (held string, fields map[string]string, err error) {
-	v, err := s.run(lockScript.Get(), s.value, ttl.Milliseconds(), old)
+// take runs the lock script: it takes the lock (and the fence) when it is
+// free or holds old, and returns the sequence's fields; otherwise it
+// returns the lock's holder, or the fence's.
+func (s *Store) take(ttl, fenceTTL time.Duration, old string) (taken, error) {
+	v, err := s.run(lockScript.Get(), s.value, ttl.Milliseconds(), old, fenceTTL.Milliseconds())
 	if err != nil {
-		return "", nil, err
+		return taken{}, err
 	}
 	r, ok := v.([]any)
-	if !ok || len(r) != 2 {
-		return "", nil, s.c.Redact(fmt.Errorf("unexpected reply %v", v))
+	if !ok || len(r) < 2 {
+		return taken{}, s.c.Redact(fmt.Errorf("unexpected reply %v", v))
 	}
-	if n, _ := r[0].(int64); n != 1 {
+	switch n, _ := r[0].(int64); n {
+	case 0:
 		h, _ := r[1].(string)
-		return h, nil, nil
+		return taken{held: h}, nil
+	case 2:
+		h, _ := r[1].(string)
+		var ms int64
+		if len(r) > 2 {
+			ms, _ = r[2].(int64)
+		}
+		return taken{held: h, fenced: true, left: time.Duration(max(ms, 0)) * time.Millisecond}, nil
 	}
 	list, _ := r[1].([]any)
-	fields = make(map[string]string, len(list)/2)
+	fields := make(map[string]string, len(list)/2)
 	for i := 0; i+1 < len(list); i += 2 {
 		k, _ := list[i].(string)
 		v, _ := list[i+1].(string)
 		fields[k] = v
 	}
-	return "", fields, nil
+	return taken{fields: fields}, nil
 }
 
 // run runs a script on the sequence's keys (the lock, the hash).
 func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	v, err := s.c.Run(ctx, sc, []string{s.lock, s.state}, args...)
+	v, err := s.c.Run(ctx, sc, []string{s.lock, s.state, s.fence}, args...)
 	if err != nil {
 		return nil, classify(s.c, err)
 	}
@@ -218,11 +277,16 @@ func (s *Store) run(sc *goredis.Script, args ...any) (any, error) {
 
 // classify makes a failed call an *UnreachableError, unless the server
 // answered with an error of its own that another try will not change (a
-// wrong password, a key of another type): that is returned as it is. The
+// wrong password, a key of another type), or the TLS handshake refused a
+// certificate (redis.CertError): that is returned as it is. The
 // caller names the store; the error says what happened, without the
 // password.
 func classify(c *redis.Client, err error) error {
 	bare := errors.New(strings.TrimPrefix(c.Redact(err).Error(), c.URL().String()+": "))
+	var ce *redis.CertError
+	if errors.As(err, &ce) {
+		return bare // a certificate refused: a configuration to fix
+	}
 	var re goredis.Error
 	if errors.As(err, &re) {
 		transient := false
@@ -236,8 +300,10 @@ func classify(c *redis.Client, err error) error {
 	return &UnreachableError{bare}
 }
 
-// renew extends the lock every third of ttl until Close.
-func (s *Store) renew(ttl time.Duration) {
+// renew extends the lock (and the fence) every third of ttl until Close,
+// and tells the lease's new end. A renewal that fails leaves the lease as
+// it was: the attempt ends when it does.
+func (s *Store) renew(ttl, fenceTTL time.Duration) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -250,7 +316,12 @@ func (s *Store) renew(ttl time.Duration) {
 			case <-done:
 				return
 			case <-t.C:
-				_, _ = s.run(renewScript.Get(), s.value, ttl.Milliseconds()) // a failure shows at the next write
+				sent := time.Now()
+				if v, err := s.run(renewScript.Get(), s.value, ttl.Milliseconds(), fenceTTL.Milliseconds()); err == nil {
+					if n, _ := v.(int64); n == 1 {
+						s.lease(sent.Add(ttl))
+					}
+				} // a failure shows at the next write
 			}
 		}
 	}()
@@ -306,6 +377,7 @@ func (s *Store) Remove() error {
 		return &LostError{s.key.String()}
 	}
 	s.closed, s.exists = true, false
+	s.lease(time.Time{})
 	s.replicated()
 	return nil
 }
@@ -330,6 +402,7 @@ func (s *Store) Close() error {
 		s.closed = true
 		_, err = s.run(releaseScript.Get(), s.value)
 	}
+	s.lease(time.Time{})
 	s.c.Close()
 	return err
 }
@@ -351,8 +424,8 @@ func Read(k *Key) (Info, error) {
 	defer c.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	stateKey, lockKey := keys(k)
-	v, err := c.Run(ctx, showScript.Get(), []string{lockKey, stateKey})
+	stateKey, lockKey, fenceKey := keys(k)
+	v, err := c.Run(ctx, showScript.Get(), []string{lockKey, stateKey, fenceKey})
 	if err != nil {
 		return Info{}, classify(c, err)
 	}

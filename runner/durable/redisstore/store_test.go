@@ -138,7 +138,7 @@ func TestLockWriteRemove(t *testing.T) {
 	if st, err := a.Read(); st != nil || err != nil {
 		t.Fatalf("Read = %v, %v; want none", st, err)
 	}
-	if _, err := Lock(k, Options{TTL: time.Minute}); !errors.Is(err, ErrBusy) {
+	if _, err := Lock(k, Options{TTL: time.Minute}); !errors.Is(err, durable.ErrBusy) {
 		t.Fatalf("second Lock: %v, want busy", err)
 	}
 	st := sample(2)
@@ -258,7 +258,7 @@ func TestTakeOverDeadHolder(t *testing.T) {
 		cli.Set(ctx, LockPrefix+"job", c.value, time.Minute)
 		s, err := Lock(k, Options{TTL: time.Minute})
 		if c.busy {
-			if !errors.Is(err, ErrBusy) {
+			if !errors.Is(err, durable.ErrBusy) {
 				t.Errorf("%s: %v, want busy", name, err)
 			}
 			continue
@@ -291,7 +291,7 @@ func TestOneHolder(t *testing.T) {
 			switch {
 			case err == nil:
 				held++ // never closed: the lock stays taken
-			case errors.Is(err, ErrBusy):
+			case errors.Is(err, durable.ErrBusy):
 				busy++
 			default:
 				t.Error(err)
@@ -317,10 +317,70 @@ func TestRenew(t *testing.T) {
 	cli := rdb(t, addr)
 	cli.PExpire(context.Background(), LockPrefix+"job", DefaultLockTTL/2)
 	s.stop() // run one renewal by hand instead of waiting for the ticker
-	s.run(renewScript.Get(), s.value, DefaultLockTTL.Milliseconds())
+	if _, err := s.run(renewScript.Get(), s.value, DefaultLockTTL.Milliseconds(), (DefaultLockTTL + 2*time.Second).Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
 	if ttl := cli.PTTL(context.Background(), LockPrefix+"job").Val(); ttl <= DefaultLockTTL/2 {
 		t.Errorf("lock expiry %v after a renewal, want about %v", ttl, DefaultLockTTL)
 	}
+	if ttl := cli.PTTL(context.Background(), FencePrefix+"job").Val(); ttl <= DefaultLockTTL {
+		t.Errorf("fence expiry %v after a renewal, want about %v", ttl, DefaultLockTTL+2*time.Second)
+	}
+}
+
+// The fence: a lock that expired during an attempt (the hash says
+// running) keeps every other invocation out until the fence expires too,
+// --kill-after later; the lease is told when the lock was taken and when
+// released. A fence over a sequence that is not running is no obstacle.
+func TestFence(t *testing.T) {
+	addr := startRedis(t)
+	k := mustKey(t, "redis://"+addr+"/job")
+	cli := rdb(t, addr)
+	ctx := context.Background()
+	var leases []time.Time
+	before := time.Now()
+	a, err := Lock(k, Options{TTL: time.Minute, KillAfter: 5 * time.Second, Lease: func(end time.Time) { leases = append(leases, end) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(leases) != 1 || leases[0].Before(before.Add(time.Minute)) || leases[0].After(time.Now().Add(time.Minute)) {
+		t.Fatalf("leases %v, want one a minute after the lock was taken", leases)
+	}
+	if ttl := cli.PTTL(ctx, FencePrefix+"job").Val(); ttl <= time.Minute+5*time.Second || ttl > time.Minute+6*time.Second {
+		t.Errorf("fence expiry %v, want the lock's plus --kill-after plus a second", ttl)
+	}
+	st := sample(0)
+	st.Begin(time.Now(), durable.Config{MaxAttempts: 5, Command: []string{"job"}}, 42) // running
+	if err := a.Write(st); err != nil {
+		t.Fatal(err)
+	}
+	cli.Del(ctx, LockPrefix+"job") // as its expiry would
+	var fenced *FencedError
+	if _, err := Lock(k, Options{TTL: time.Minute}); !errors.As(err, &fenced) || fenced.Left <= time.Minute {
+		t.Fatalf("Lock over the fence: %v, want a *FencedError with more than a minute left", err)
+	}
+	a.Close()
+	if len(leases) != 2 || !leases[1].IsZero() {
+		t.Errorf("leases %v, want the zero time at Close", leases)
+	}
+	if n := cli.Exists(ctx, FencePrefix+"job").Val(); n != 0 {
+		t.Error("the fence outlived its holder's Close")
+	}
+	b, err := Lock(k, Options{TTL: time.Minute})
+	if err != nil {
+		t.Fatalf("Lock once the holder is gone: %v", err)
+	}
+	b.Close()
+
+	// Not running: the fence of an invocation that died between its
+	// write and its release does not count.
+	cli.HSet(ctx, KeyPrefix+"job", "status", "pending")
+	cli.Set(ctx, FencePrefix+"job", "v1 other - 1 -", time.Minute)
+	c, err := Lock(k, Options{TTL: time.Minute})
+	if err != nil {
+		t.Fatalf("Lock over the fence of a sequence not running: %v", err)
+	}
+	c.Close()
 }
 
 // A store that does not answer is unreachable; a server's refusal (a key

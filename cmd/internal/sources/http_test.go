@@ -1,4 +1,4 @@
-package plan
+package sources
 
 import (
 	"net/http"
