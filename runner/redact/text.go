@@ -131,6 +131,7 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 		in = line
 		line = headers(line)
 		if f&hasQuote != 0 {
+			line = quotedValues(line)
 			line = jsonKeys(line)
 		}
 		if f&hasEscapedQuote != 0 {
