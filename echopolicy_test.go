@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/printer"
@@ -272,6 +273,10 @@ func typeCheck(t *testing.T, dir string, exports map[string]string) (*token.File
 	var files []*ast.File
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		// The files of this platform only (input_unix.go or input_windows.go).
+		if ok, err := build.Default.MatchFile(dir, filepath.Base(name)); err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
