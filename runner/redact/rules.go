@@ -65,8 +65,10 @@ func quotedValues(s string) string {
 }
 
 // jsonKey finds a JSON (or Python) key and its scalar value on one line:
-// "client_secret": "S", 'password': 'S', "token": 12345.
-var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|[^\s,}\]"']+)`}
+// "client_secret": "S", 'password': 'S', "token": 12345, or a flat list
+// of them: "tokens": ["S1", "S2"]. An object after the key is no value of
+// its own: its keys say what is secret.
+var jsonKey = lazyRegexp{expr: `("[A-Za-z0-9_. -]+"|'[A-Za-z0-9_. -]+')([ \t]*:[ \t]*)("(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\[[^\[\]{}\n]*\]|[^\s,}\]"'{\[][^\s,}\]"']*)`}
 
 // escapedJSONKey finds a JSON key and its string value escaped once more,
 // as a shell string or a JSON string holding JSON writes them:

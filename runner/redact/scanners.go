@@ -235,6 +235,16 @@ func jsonKeys(s string) string {
 		case v == len(s):
 		case s[v] == '"' || s[v] == '\'':
 			e = quotedEndAt(s, v, s[v], true)
+		case s[v] == '[': // a flat list, to its "]"
+			for j := v + 1; j < len(s); j++ {
+				if c := s[j]; c == ']' {
+					e = j + 1
+					break
+				} else if c == '[' || c == '{' || c == '}' || c == '\n' {
+					break
+				}
+			}
+		case s[v] == '{':
 		default:
 			e = v
 			for e < len(s) && !jsonScalarEnds(s[e]) {
