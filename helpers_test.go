@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -226,6 +228,7 @@ type bgProc struct {
 	stdout, stderr lockedBuffer
 	done           chan struct{}
 	err            error
+	ended          time.Time // when it ended (set before done is closed)
 }
 
 // lockedBuffer is a buffer that a process writes while a script reads it.
@@ -261,7 +264,7 @@ func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
 	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
 	ts.Check(p.cmd.Start())
 	bgProcs(ts)[args[0]] = p
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.cmd.Wait(); p.ended = time.Now(); close(p.done) }()
 	ts.Defer(func() {
 		select {
 		case <-p.done:

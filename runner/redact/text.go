@@ -100,7 +100,7 @@ func (st *Stream) appendLines(dst []byte, s string, pairs bool) (out []byte, cha
 // the last rule changed it, as the bytes it appended to buf (changed).
 func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, changed []byte) {
 	sc := scan(line)
-	f, urlAt := sc.flags, sc.urlAt
+	f := sc.flags
 	if f&nonASCII != 0 {
 		line = wordsRegexp(urlsRegexp(line))
 		if pairs {
@@ -120,7 +120,7 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	if line != in {
 		sc = scan(line)
-		f, urlAt = sc.flags, sc.urlAt
+		f = sc.flags
 	}
 	if pairs && (y.active || f&secretColon != 0) {
 		if shown := y.line(line); shown != line {
@@ -131,6 +131,7 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 		in = line
 		line = headers(line)
 		if f&hasQuote != 0 {
+			line = quotedValues(line)
 			line = jsonKeys(line)
 		}
 		if f&hasEscapedQuote != 0 {
@@ -139,9 +140,9 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	if f&secretEq != 0 {
 		if line != in {
-			urlAt = unknownURL
+			sc = lineScan{urlAt: unknownURL, firstWord: 0, lastWord: len(line)} // unknown: every name may be secret
 		}
-		if buf, ok := appendAssignments(buf, line, urlAt); ok {
+		if buf, ok := appendAssignments(buf, line, sc); ok {
 			return "", buf
 		}
 	}
