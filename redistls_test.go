@@ -196,7 +196,7 @@ func TestACLRuleDocumented(t *testing.T) {
 	if !strings.Contains(string(cluster), "rediscluster acl C retry reset on >s3cret "+rule+" +cluster|slots\n") {
 		t.Errorf("state_redis_cluster_acl.txtar does not test the rule of state_redis_acl plus +cluster|slots")
 	}
-	if !strings.Contains(string(docs), "On a cluster, add `+cluster|slots`") {
+	if !strings.Contains(string(docs), "add `+cluster|slots`") {
 		t.Errorf("docs/redis.md does not say a cluster's user needs +cluster|slots")
 	}
 }
