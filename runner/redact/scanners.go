@@ -69,12 +69,15 @@ const unknownURL = -2
 // read as sc. A URL URL leaves as it is is one without user information
 // ("@"), path parameters (";"), escapes ("%") or a secret word in it: it
 // skips URL.
-func urls(s string, sc lineScan) string {
+func urls(s string, sc *lineScan) string {
 	var b strings.Builder
 	done := 0
 	at := sc.urlAt
 	for from := 0; from < len(s); {
 		start, end := nextURL(s, from, at)
+		if at != unknownURL {
+			sc.url = [2]int{start, end} // the first match, for urlCursor
+		}
 		at = unknownURL
 		if start < 0 {
 			break
@@ -99,7 +102,8 @@ func urls(s string, sc lineScan) string {
 // asked in increasing order.
 type urlCursor struct {
 	s          string
-	at         int // where the first "://" is, or unknownURL
+	at         int    // where the first "://" is, or unknownURL
+	first      [2]int // the first match when the caller knows it (urls), else zero
 	started    bool
 	start, end int // the current match; start is -1 when none is left
 }
@@ -109,7 +113,11 @@ type urlCursor struct {
 func (u *urlCursor) covers(i int) bool {
 	if !u.started {
 		u.started = true
-		u.start, u.end = nextURL(u.s, 0, u.at)
+		if u.first[1] > 0 {
+			u.start, u.end = u.first[0], u.first[1]
+		} else {
+			u.start, u.end = nextURL(u.s, 0, u.at)
+		}
 	}
 	for u.start >= 0 && u.end <= i {
 		u.start, u.end = nextURL(u.s, u.end, unknownURL)
@@ -305,7 +313,7 @@ func isNameByte2(c byte) bool {
 // do not start with "=".
 func appendAssignments(dst []byte, s string, sc lineScan) (out []byte, ok bool) {
 	b := dst
-	in := urlCursor{s: s, at: sc.urlAt}
+	in := urlCursor{s: s, at: sc.urlAt, first: sc.url}
 	done, last := 0, 0
 	for c := 0; ; c++ {
 		i := strings.IndexByte(s[c:], '=')

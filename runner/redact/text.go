@@ -113,7 +113,7 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	in := line
 	if f&hasURL != 0 {
-		line = urls(line, sc)
+		line = urls(line, &sc)
 	}
 	if f&(hasCredential|hasAccessKey|hasGH|hasToken) != 0 {
 		line = wordsRegexp(line)
@@ -177,6 +177,7 @@ type lineScan struct {
 	// firstWord and lastWord are where the first and the last secret word
 	// or name start (-1: none).
 	firstWord, lastWord int
+	url                 [2]int // where the first URL starts and ends, once urls found it
 }
 
 // scan reports, in one pass over s, which rules of text may apply to it.
