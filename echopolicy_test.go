@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"go/ast"
+	"go/build"
 	"go/importer"
 	"go/parser"
 	"go/printer"
@@ -32,11 +33,13 @@ var rawUses = map[string]string{
 	"cmd/internal/sinks/retried.go:jsonLine":     "a JSON line of retried output: its text is what an echo.Writer wrote, redacted already; numbers and fixed words besides",
 	"cmd/internal/plan/help.go:writeGroupedHelp": "run's and wait's help text, retry's own",
 	"cmd/internal/plan/waiters.go:listWaiters":   "--list-waiters: the waiters' names, of the built-in models or of the user's model file",
+	"cmd/state/state.go:stateShow":               "the sequence's store (a file's path, a key's URL masked by redisstore), which redaction would take for a 'key: VALUE' secret; and --json, whose attempt-derived strings showJSON redacts one by one",
+	"cmd/state/state.go:stateReset":              "the sequence's store, as stateShow names it",
 }
 
 // The echo policy is a type, not a convention (cli/cli's model: the safe
-// path is the default, the raw one greppable). What cmd, the sinks and
-// the plan write on a stream or into a file (fmt.Fprint*, io.WriteString, a
+// path is the default, the raw one greppable). What cmd, the sinks, the
+// plan and retry state (which shows what a sequence's attempts said) write on a stream or into a file (fmt.Fprint*, io.WriteString, a
 // Write([]byte) on an io.Writer, writepolicy.Append/Replace) is, argument
 // by argument: a constant, a number, an echo.Untrusted (fmt's %s and %v
 // call its String, redacted), what one of echo's functions returns (a
@@ -61,9 +64,9 @@ func TestEchoIsRedacted(t *testing.T) {
 		})
 	}
 
-	exports := exportData(t, "./cmd", "./cmd/internal/sinks", "./cmd/internal/plan")
+	exports := exportData(t, "./cmd", "./cmd/internal/sinks", "./cmd/internal/plan", "./cmd/state")
 	seenRaw := map[string]bool{}
-	for _, dir := range []string{"cmd", "cmd/internal/sinks", "cmd/internal/plan"} {
+	for _, dir := range []string{"cmd", "cmd/internal/sinks", "cmd/internal/plan", "cmd/state"} {
 		fset, files, info := typeCheck(t, dir, exports)
 		for _, f := range files {
 			path := filepath.ToSlash(fset.File(f.Pos()).Name())
@@ -270,6 +273,10 @@ func typeCheck(t *testing.T, dir string, exports map[string]string) (*token.File
 	var files []*ast.File
 	for _, name := range names {
 		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		// The files of this platform only (input_unix.go or input_windows.go).
+		if ok, err := build.Default.MatchFile(dir, filepath.Base(name)); err != nil || !ok {
 			continue
 		}
 		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)

@@ -76,7 +76,7 @@ var imports = map[string][]string{
 	// The subcommands other than run and wait, and the flags' completions.
 	"cmd/completion": {"acceptor/waiters", "backoff", "bucket/file", "cmd/internal/iostreams", "cmd/internal/plan", "cmd/internal/sources"},
 	"cmd/scope":      {"bucket", "bucket/file", "bucket/redis", "cmd/internal/exit", "cmd/internal/iostreams", "cmd/internal/plan"},
-	"cmd/state":      {"cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
+	"cmd/state":      {"cmd/internal/echo", "cmd/internal/exit", "cmd/internal/human", "cmd/internal/iostreams", "runner/durable", "runner/durable/redisstore"},
 	"cmd/version":    {"cmd/internal/iostreams"},
 
 	// The policies of cmd's sinks: how every file retry writes for the user

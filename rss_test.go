@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -22,7 +24,8 @@ func init() {
 // `status 0` and fails unless PROG exits 0 with a peak resident set size
 // (VmHWM) of at most MB mebibytes. With -stdout, PROG's stdout
 // goes to FILE instead of the script's stdout (for outputs too large to hold
-// in the test's memory); its stderr is the script's.
+// in the test's memory), or, for FILE discard, to a pipe whose bytes are
+// dropped; its stderr is the script's.
 func cmdMaxRSS(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 {
 		ts.Fatalf("usage: maxrss MB [-stdout FILE] PROG [ARGS...]")
@@ -31,20 +34,27 @@ func cmdMaxRSS(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	args = args[1:]
 	var out *os.File
+	discard := false
 	if args[0] == "-stdout" {
 		if len(args) < 3 {
 			ts.Fatalf("usage: maxrss MB [-stdout FILE] PROG [ARGS...]")
 		}
-		out, err = os.Create(ts.MkAbs(args[1]))
-		ts.Check(err)
-		defer out.Close()
+		if args[1] != "discard" {
+			out, err = os.Create(ts.MkAbs(args[1]))
+			ts.Check(err)
+			defer out.Close()
+		}
+		discard = args[1] == "discard"
 		args = args[2:]
 	}
 	c := scriptCommand(ts, args)
 	c.Stdin = bytes.NewReader(nil)
 	c.Stdout, c.Stderr = ts.Stdout(), ts.Stderr()
-	if out != nil {
+	switch {
+	case out != nil:
 		c.Stdout = out
+	case discard:
+		c.Stdout = io.Discard // a pipe, read and dropped
 	}
 	ts.Check(c.Start())
 	// The peak is the process's own high-water mark (VmHWM), polled while it

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -46,6 +48,7 @@ func TestScripts(t *testing.T) {
 			t.Cleanup(func() { signal.Reset(sig) })
 		}
 	}
+	mknod := canMknod(t)
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		Cmds:                scriptCommands,
@@ -60,6 +63,9 @@ func TestScripts(t *testing.T) {
 			}
 			if cond == "root" {
 				return os.Geteuid() == 0, nil
+			}
+			if cond == "mknod" { // mkdev works (devices_test.go)
+				return mknod, nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},

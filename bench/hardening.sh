@@ -217,6 +217,8 @@ case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'printf \"api_key=\"; he
 case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'head -c 65526 /dev/zero | tr \"\\0\" x; printf \" password=SEKRET13 b\\n\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'password=REDACTED b' err"
 case_ secrets "$R run -n 2 -d 0 --stdout final -- sh -c 'head -c 32749 /dev/zero | tr \"\\0\" x; printf \"\\ndb:\\n  password: |\\n    SEKRET14\\n  user: app\\n\"; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'user: app' err"
 case_ secrets "awk 'BEGIN { for (i = 0; n < 1000000; i++) { l = sprintf(\"GET /x?page=%d&session_id=SEKRET15%d HTTP/1.1 \\\"https://h/l?p=%d\\\"\\n\", i, i, i); printf \"%s\", l; n += length(l) } }' > sess.log; $R run -n 2 -d 0 --stdout final -- sh -c 'cat sess.log; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && [ \$(grep -c 'session_id=REDACTED' err) -eq \$(wc -l < sess.log) ]"
+case_ secrets "printf 'db:\\n  password: \"SEKRET16\"\\n  api_key: '\\''SEKRET16'\\''\\ntokens:\\n  - SEKRET16\\n- x: 1\\n' > vals.yaml; $R run -n 2 -d 0 --stdout final -- sh -c 'cat vals.yaml; exit 1' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'password: \"REDACTED\"' err"
+case_ secrets "$R -v wait -n 1 --success-all 'Items[].password=SEKRET17' --success '@=x' -- echo '{\"Items\":[{\"password\":\"SEKRET17\"}],\"Tokens\":[\"SEKRET17\"]}' 2>err >/dev/null; ! grep -q SEKRET err && grep -q 'password=REDACTED' err"
 # --- trust, round two (output that must reach its reader): a log on retry's
 # own stdout shares its offset
 case_ sinks "rm -f own.txt; $R run -n 2 -d 0 --stdout final --log-file /dev/stdout -- sh -c 'echo hello; exit 1' > own.txt; [ \$? -eq 1 ] && head -1 own.txt | grep -qx 'retry: stdout of attempt 1/2:' && [ \$(grep -cx hello own.txt) -eq 2 ]"
@@ -272,6 +274,11 @@ PY
   done
 fi
 case_ sinks "rm -rf k9r; mkdir k9r; for i in \$(seq 40); do $R run -q -n 1 --report k9r/r.json -- true & p=\$!; sleep 0.00\$((RANDOM % 10)); kill -9 \$p; wait \$p; done; $R run -q -n 1 --report k9r/r.json -- true; [ \$(ls -A k9r | grep -c tmp) -eq 0 ]"
+# tests name no file of the machine's as a write target: as root, a null device of our own
+# takes --report and --log-file and stays the same device (the machine's /dev/null untouched)
+if [ "$(id -u)" = 0 ] && mknod "$W/null17" c 1 3 2>/dev/null; then
+  case_ sinks "i=\$(stat -c %i null17); $R run -n 2 -d 0 --report null17 --log-file null17 -- sh -c '[ -e o17 ] || { touch o17; exit 1; }' && [ -c null17 ] && [ \$(stat -c %i null17) = \$i ]"
+fi
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"

@@ -68,7 +68,7 @@ func runArgs(t *testing.T, ctx context.Context, proc *process, args ...string) (
 // counter is a command (sh -c) that, in dir, adds one to the number in
 // dir/count, sets $n to it, and then runs the shell code then.
 func counter(dir, then string) []string {
-	return []string{"sh", "-c", `cd "$1" && n=$(cat count 2>/dev/null || echo 0); n=$((n+1)); echo $n > count; ` + then, "sh", dir}
+	return []string{"sh", "-c", `cd "$1" && n=0; [ -e count ] && n=$(cat count); n=$((n+1)); echo $n > count; ` + then, "sh", dir}
 }
 
 // matchLines checks that s has one line per pattern, each matching the

@@ -9,8 +9,6 @@ import (
 	"sync/atomic"
 	"syscall"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
@@ -176,7 +174,7 @@ func watchSignals(cancel context.CancelCauseFunc, sigs <-chan os.Signal, src run
 				continue
 			}
 			if killer, ok := src.(interface{ Kill() bool }); ok && killer.Kill() {
-				warn("%s again: killing the attempt's process group now (SIGKILL)", unix.SignalName(sig))
+				warn("%s again: killing the attempt's process group now (SIGKILL)", runner.SignalName(sig))
 			}
 		}
 	}()

@@ -1,5 +1,3 @@
-//go:build linux || darwin || freebsd || netbsd || openbsd
-
 // Package privatefile opens, checks and locks the files retry keeps state
 // in for the user who runs it — scope files (bucket/file) and --state files
 // (runner/durable): never through a symbolic link, never blocking on a
@@ -32,6 +30,37 @@ type Refusal struct {
 	// others some permission.
 	Exposed bool
 	Mode    os.FileMode
+	// On Windows, where owners are SIDs and permissions a DACL: OwnerSID
+	// and MeSID for Foreign; for Exposed, Grantee is the account other than
+	// the user (a SID, or DOMAIN\name when it has one) that the file's DACL
+	// lets in ("everyone" for a DACL that is missing).
+	OwnerSID, MeSID, Grantee string
+}
+
+// OwnerText says who owns the file of a Foreign refusal: "uid N", or its
+// SID on Windows.
+func (r *Refusal) OwnerText() string {
+	if r.OwnerSID != "" {
+		return r.OwnerSID
+	}
+	return fmt.Sprintf("uid %d", r.Owner)
+}
+
+// MeText says who the user is, as OwnerText says the owner.
+func (r *Refusal) MeText() string {
+	if r.MeSID != "" {
+		return r.MeSID
+	}
+	return fmt.Sprintf("uid %d", r.Me)
+}
+
+// Exposure says what makes an Exposed file not private: "has mode 0644",
+// or on Windows "grants NAME access (its DACL)".
+func (r *Refusal) Exposure() string {
+	if r.Grantee != "" {
+		return "grants " + r.Grantee + " access (its DACL)"
+	}
+	return fmt.Sprintf("has mode %04o", r.Mode)
 }
 
 func (r *Refusal) Error() string {
@@ -41,9 +70,9 @@ func (r *Refusal) Error() string {
 	case r.Kind != "":
 		return r.Path + " is not a regular file (" + r.Kind + ")"
 	case r.Foreign:
-		return fmt.Sprintf("%s is owned by uid %d, not by this user (uid %d)", r.Path, r.Owner, r.Me)
+		return fmt.Sprintf("%s is owned by %s, not by this user (%s)", r.Path, r.OwnerText(), r.MeText())
 	case r.Exposed:
-		return fmt.Sprintf("%s has mode %04o: not private", r.Path, r.Mode)
+		return r.Path + " " + r.Exposure() + ": not private"
 	}
 	return r.Path + " is refused"
 }
@@ -61,18 +90,6 @@ func Check(path string, fi os.FileInfo) error {
 		return &Refusal{Path: path, Kind: Kind(m), Dir: m.IsDir()}
 	}
 	return CheckOwner(path, fi)
-}
-
-// private is the permission a private file may have: its owner's alone.
-const private os.FileMode = 0o700
-
-// CheckPrivate returns a *Refusal (Exposed) when perm, the permission bits
-// of the file at path, give group or others any permission; nil otherwise.
-func CheckPrivate(path string, perm os.FileMode) error {
-	if perm.Perm()&^private != 0 {
-		return &Refusal{Path: path, Exposed: true, Mode: perm.Perm()}
-	}
-	return nil
 }
 
 // CheckOwner returns the *Refusal of fi when another user owns it: root
@@ -105,29 +122,6 @@ func Kind(m os.FileMode) string {
 	return m.Type().String()
 }
 
-// Open opens path with flag (and perm when it creates it) without following
-// a symbolic link and without blocking on a FIFO, and returns it only when
-// it is a regular file of the effective user (a *Refusal otherwise). A
-// file created by Open is this user's, with mode perm.
-func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
-	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, perm)
-	if err != nil {
-		if isSymlinkLoop(err) {
-			return nil, &Refusal{Path: path, Symlink: true}
-		}
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err == nil {
-		err = Check(path, fi)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
 // ErrWouldBlock is what TryLock returns (errors.Is) when another open file
 // holds the lock.
 var ErrWouldBlock error = errWouldBlock
@@ -139,18 +133,6 @@ func Lock(f *os.File) error { return lockFile(f, false) }
 // TryLock takes an exclusive flock on f without waiting: ErrWouldBlock
 // when another open file holds the lock.
 func TryLock(f *os.File) error { return lockFile(f, true) }
-
-func lockFile(f *os.File, nonBlocking bool) error {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	if err := rc.Control(func(fd uintptr) { ferr = flock(int(fd), f.Name(), nonBlocking) }); err != nil {
-		return err
-	}
-	return ferr
-}
 
 // Same reports whether path still names the file f has open: a writer
 // that replaces the file (rename) or removes it may have done so while f

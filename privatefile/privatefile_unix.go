@@ -48,3 +48,50 @@ func ownerOf(fi os.FileInfo) (uint32, bool) {
 	}
 	return st.Uid, true
 }
+
+// private is the permission a private file may have: its owner's alone.
+const private os.FileMode = 0o700
+
+// CheckPrivate returns a *Refusal (Exposed) when perm, the permission bits
+// of the file at path, give group or others any permission; nil otherwise.
+func CheckPrivate(path string, perm os.FileMode) error {
+	if perm.Perm()&^private != 0 {
+		return &Refusal{Path: path, Exposed: true, Mode: perm.Perm()}
+	}
+	return nil
+}
+
+// Open opens path with flag (and perm when it creates it) without following
+// a symbolic link and without blocking on a FIFO, and returns it only when
+// it is a regular file of the effective user (a *Refusal otherwise). A
+// file created by Open is this user's, with mode perm.
+func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|oNoFollow|oNonBlock, perm)
+	if err != nil {
+		if isSymlinkLoop(err) {
+			return nil, &Refusal{Path: path, Symlink: true}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		err = Check(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func lockFile(f *os.File, nonBlocking bool) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	if err := rc.Control(func(fd uintptr) { ferr = flock(int(fd), f.Name(), nonBlocking) }); err != nil {
+		return err
+	}
+	return ferr
+}

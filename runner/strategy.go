@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/backoff"
 	"github.com/retry-dev/retry/bucket"
@@ -33,7 +31,7 @@ var (
 // Sources forward Signal to the attempt.
 type Interrupt struct{ Signal syscall.Signal }
 
-func (i *Interrupt) Error() string { return "interrupted by " + unix.SignalName(i.Signal) }
+func (i *Interrupt) Error() string { return "interrupted by " + SignalName(i.Signal) }
 
 // Source runs attempts.
 type Source interface {

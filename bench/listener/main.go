@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command listener is the service that comes up late, for bench/tcp.sh and
 // bench/readiness.sh. It reserves a port on 127.0.0.1, prints it, and after
 // DELAY is up; it prints "up SECONDS" (the Unix time, to the microsecond)

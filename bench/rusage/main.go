@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command rusage runs a command and prints what it cost, for the bench/
 // scripts: the wall time, and the CPU time (user and system) and page
 // faults of the command's whole process tree, as wait4 reports them (the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/retry-dev/retry/cmd/internal/echo"
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/human"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
@@ -110,7 +111,7 @@ func parseTarget(io *iostreams.IOStreams, arg string) (*target, error) {
 		return nil, exit.Usagef("%v", err)
 	}
 	if w := k.Store.ArgvWarning("retry state"); w != "" {
-		fmt.Fprintf(io.ErrOut, "retry: %s\n", w)
+		fmt.Fprint(io.ErrOut, echo.Sprintf("retry: %s\n", w))
 	}
 	return &target{arg: arg, name: k.String(), label: "key", key: k}, nil
 }
@@ -146,25 +147,30 @@ func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) 
 	if err != nil {
 		return stateFileError(path, err)
 	}
+	// The sequence's store is named as it is (echo.Raw): a file's path, or
+	// a key's URL with its password masked already. Redaction would read
+	// "key: URL" as a secret pair and hide it.
 	if st == nil {
 		if asJSON {
-			fmt.Fprintf(io.Out, "{%q:%q,\"status\":\"none\"}\n", t.label, path)
+			fmt.Fprint(io.Out, echo.Raw(fmt.Sprintf("{%q:%q,\"status\":\"none\"}\n", t.label, path)))
 			return nil
 		}
-		fmt.Fprintf(io.Out, "%-11s%s\nstatus:    none (no sequence: the next invocation starts one)\n", t.label+":", path)
+		fmt.Fprint(io.Out, echo.Raw(fmt.Sprintf("%-11s%s\nstatus:    none (no sequence: the next invocation starts one)\n", t.label+":", path)))
 		return nil
 	}
 	status := st.Shown(now, alive)
 	if asJSON {
 		m := showJSON(st, status, now)
 		m[t.label] = path
-		b, _ := json.MarshalIndent(m, "", "  ")
-		fmt.Fprintf(io.Out, "%s\n", b)
+		b, _ := json.MarshalIndent(m, "", "  ") // what attempts said is redacted in showJSON
+		fmt.Fprintf(io.Out, "%s\n", echo.Raw(b))
 		return nil
 	}
 	w := tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(w, "%s:\t%s\n", k, v) }
-	row(t.label, path)
+	// What a sequence kept (its command, results, reason) repeats what its
+	// attempts said: shown redacted, as the log said it.
+	row := func(k, v string) { fmt.Fprint(w, echo.Sprintf("%s:\t%s\n", k, v)) }
+	fmt.Fprint(w, echo.Raw(t.label+":\t"+path+"\n"))
 	row("command", strings.Join(st.Command, " "))
 	row("status", string(status))
 	made := fmt.Sprintf("%d made", st.Attempts)
@@ -207,7 +213,7 @@ func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) 
 		if len(st.History) < st.Attempts {
 			head = fmt.Sprintf("history (the last %d of %d attempts):", len(st.History), st.Attempts)
 		}
-		fmt.Fprintln(io.Out, head)
+		fmt.Fprintln(io.Out, echo.Untrusted(head))
 		w = tabwriter.NewWriter(io.Out, 0, 0, 2, ' ', 0)
 		for _, e := range st.History {
 			line := fmt.Sprintf("  attempt %d\t%s\t%s\t%s\t%s", e.Attempt, e.Start.UTC().Format(human.StateTime), human.Duration(time.Duration(e.Duration)), e.Result, e.Directive)
@@ -217,7 +223,7 @@ func stateShow(io *iostreams.IOStreams, arg string, asJSON bool, now time.Time) 
 			if e.Delay > 0 {
 				line += "\tnext in " + human.Duration(time.Duration(e.Delay))
 			}
-			fmt.Fprintln(w, line)
+			fmt.Fprintln(w, echo.Untrusted(line))
 		}
 		w.Flush()
 	}
@@ -268,7 +274,7 @@ func showJSON(st *durable.State, status durable.Status, now time.Time) map[strin
 		m["due_in_ms"] = max(st.NextDue.Sub(now), 0).Milliseconds()
 	}
 	if st.Reason != "" {
-		m["reason"] = st.Reason
+		m["reason"] = echo.Untrusted(st.Reason).String()
 	}
 	if status.Terminal() {
 		m["exit_status"] = st.Exit
@@ -279,7 +285,7 @@ func showJSON(st *durable.State, status durable.Status, now time.Time) map[strin
 			"attempt":     e.Attempt,
 			"start":       e.Start.UTC().Format(time.RFC3339Nano),
 			"duration_ms": float64(time.Duration(e.Duration).Microseconds()) / 1000,
-			"result":      e.Result,
+			"result":      echo.Untrusted(e.Result).String(),
 			"directive":   e.Directive,
 			"delay_ms":    time.Duration(e.Delay).Milliseconds(),
 		}
@@ -290,14 +296,14 @@ func showJSON(st *durable.State, status durable.Status, now time.Time) map[strin
 			h["http_status"] = e.Status
 		}
 		if e.Acceptor != "" {
-			h["acceptor"] = e.Acceptor
+			h["acceptor"] = echo.Untrusted(e.Acceptor).String()
 		}
 		hist[i] = h
 	}
 	m["history"] = hist
 	if n := len(st.History); n > 0 {
 		last := st.History[n-1]
-		m["last"] = lastStatus(last)
+		m["last"] = echo.Untrusted(lastStatus(last)).String()
 		if last.HasExitCode() {
 			m["last_exit_code"] = last.ExitCode
 		}
@@ -322,7 +328,7 @@ func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
 	}
 	defer fl.Close()
 	if !fl.Exists() {
-		fmt.Fprintf(io.Out, "%s: no sequence; nothing to reset\n", path)
+		fmt.Fprint(io.Out, echo.Raw(path+": no sequence; nothing to reset\n"))
 		return nil
 	}
 	st, err := fl.Read()
@@ -343,7 +349,7 @@ func stateReset(io *iostreams.IOStreams, arg string, force bool) error {
 	if err := fl.Remove(); err != nil {
 		return stateFileError("state reset "+path, err)
 	}
-	fmt.Fprintf(io.Out, "%s: reset (was %s); the next invocation starts a new sequence\n", path, what)
+	fmt.Fprint(io.Out, echo.Raw(path), echo.Sprintf(": reset (was %s); the next invocation starts a new sequence\n", what))
 	return nil
 }
 

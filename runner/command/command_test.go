@@ -384,7 +384,7 @@ func TestAwaitLeaderStartsPumpsOnlyForOutput(t *testing.T) {
 		{"silent", "exit 3", false, false},
 		{"stderr only", "echo oops >&2; exit 1", false, true},
 		{"stdout closed early, stderr later", "exec >&-; sleep 0.05; echo late >&2", false, true},
-		{"leftover holds stdout", "exec 2>/dev/null; sleep 5 & exit 0", true, false},
+		{"leftover holds stdout", "exec 2>&-; sleep 5 & exit 0", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

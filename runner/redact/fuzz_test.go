@@ -229,7 +229,8 @@ func FuzzRedactJSON(f *testing.F) {
 // without a NAME=VALUE pair — the argument after a flag with a secret name
 // (--password S), USER:S after -u, ";jsessionid=S" in a URL, "token S",
 // an AWS access key ID, a GitHub token, a YAML block value under a secret
-// key — and the lines around it, which Text leaves alone, stay as they were.
+// key, a YAML value in quotes, a YAML list of scalars under a secret key —
+// and the lines around it, which Text leaves alone, stay as they were.
 func FuzzRedactShapes(f *testing.F) {
 	f.Add("password", "S1xyz123", uint8(0), "echo start", "done")
 	f.Add("client-secret", "S2xyz123", uint8(1), "", "")
@@ -239,6 +240,8 @@ func FuzzRedactShapes(f *testing.F) {
 	f.Add("AKIA", "IOSFODNN7EXAMPLE", uint8(5), "key", "in use")
 	f.Add("ghp_", "abcdefghijklmnopqrstuvwxyz0123456789", uint8(6), "push", "now")
 	f.Add("password", "S8xyz123", uint8(7), "db:", "user: x")
+	f.Add("api_key", "S9xyz123", uint8(8), "config:", "port: 80")
+	f.Add("tokens", "S10xyz12", uint8(9), "ci:", "next: 1")
 	f.Fuzz(func(t *testing.T, name, value string, form uint8, before, after string) {
 		if len(value) < 8 || strings.Contains(Placeholder, value) || !shapeValueRE.MatchString(value) {
 			return
@@ -247,13 +250,13 @@ func FuzzRedactShapes(f *testing.F) {
 			return // the lines around must be ones Text leaves alone
 		}
 		var in, want string
-		switch form % 8 {
+		switch form % 10 {
 		case 0, 1: // argv: --NAME VALUE
 			if !isSecretName(name) || !assignNameRE.MatchString(name) {
 				return
 			}
 			flag := "--" + name
-			if form%8 == 1 {
+			if form%10 == 1 {
 				flag = "-" + name
 			}
 			got := Argv([]string{before, flag, value, after})
@@ -296,6 +299,17 @@ func FuzzRedactShapes(f *testing.F) {
 				return
 			}
 			in, want = "ghp_"+value, Placeholder
+		case 8: // a YAML value in quotes
+			if !isSecretName(name) || !assignNameRE.MatchString(name) {
+				return
+			}
+			in, want = name+`: "`+value+`"`, name+`: "`+Placeholder+`"`
+		case 9: // a YAML list of scalars under a secret key
+			if !isSecretName(name) || !assignNameRE.MatchString(name) || strings.HasPrefix(after, " ") || strings.HasPrefix(after, "\t") || strings.HasPrefix(after, "- ") {
+				return // an indented line or an item after the list is the list's
+			}
+			in = name + ":\n  - " + value + "\n  - " + value
+			want = name + ":\n  - " + Placeholder + "\n  - " + Placeholder
 		case 7: // a YAML block value
 			if !isSecretName(name) || !assignNameRE.MatchString(name) || strings.HasPrefix(after, " ") || strings.HasPrefix(after, "\t") {
 				return // an indented line after the block is the block's

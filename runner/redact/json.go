@@ -9,7 +9,9 @@ import (
 // (a map, a typed struct, a slice of either): every string value as Text
 // hides secrets in it, and the value of every key whose name is secret
 // (isSecretName: "client_secret", "password", "token") replaced by
-// "REDACTED" when it is a string or a number. Keys, structure, order and
+// "REDACTED" when it is a string or a number, and so is every string and
+// number in a list that is such a key's value ("tokens": ["S1", "S2"]);
+// an object's own keys say what in it is secret. Keys, structure, order and
 // layout stay as they are; a string is re-encoded only when its text
 // changed. Text that is not valid JSON is returned as Text hides it.
 func JSON(b []byte) []byte {
@@ -22,6 +24,7 @@ func JSON(b []byte) []byte {
 	var stack []bool
 	inKey := false
 	secretKey := false // the value being read belongs to a secret key
+	secretList := 0    // inside a list that is a secret key's value: its depth, else 0
 	last := 0
 	for i := 0; i < len(b); i++ {
 		c := b[i]
@@ -31,8 +34,14 @@ func JSON(b []byte) []byte {
 			inKey, secretKey = true, false
 		case '[':
 			stack = append(stack, false)
+			if secretKey && secretList == 0 {
+				secretList = len(stack)
+			}
 			secretKey = false
 		case '}', ']':
+			if len(stack) == secretList {
+				secretList = 0
+			}
 			stack = stack[:len(stack)-1]
 			inKey, secretKey = false, false
 		case ',':
@@ -53,7 +62,7 @@ func JSON(b []byte) []byte {
 			var s string
 			_ = json.Unmarshal(lit, &s)
 			repl := Text(s)
-			if secretKey {
+			if secretKey || secretList > 0 {
 				repl = Placeholder
 			}
 			if repl != s {
@@ -65,7 +74,7 @@ func JSON(b []byte) []byte {
 			secretKey = false
 			i = end - 1
 		default:
-			if secretKey && (c == '-' || c >= '0' && c <= '9') {
+			if (secretKey || secretList > 0) && (c == '-' || c >= '0' && c <= '9') {
 				j := i
 				for j < len(b) && bytes.IndexByte([]byte("+-.eE0123456789"), b[j]) >= 0 {
 					j++

@@ -179,9 +179,11 @@ func TestRedactJSON(t *testing.T) {
 		{`{"stdout_tail":"GITHUB_TOKEN=S1\napi_token=S2\n{\"client_secret\": \"S4\"}\n"}`,
 			`{"stdout_tail":"GITHUB_TOKEN=REDACTED\napi_token=REDACTED\n{\"client_secret\": \"REDACTED\"}\n"}`},
 		{`{"client_secret": "S4", "token": 12345, "ok": "yes", "x": {"password": ["kept as Text"]}}`,
-			`{"client_secret": "REDACTED", "token": "REDACTED", "ok": "yes", "x": {"password": ["kept as Text"]}}`},
+			`{"client_secret": "REDACTED", "token": "REDACTED", "ok": "yes", "x": {"password": ["REDACTED"]}}`},
 		{`{"a":"http://u:p@h/"}`, `{"a":"http://REDACTED@h/"}`},
 		{`[1,"x",{"k":null}]`, `[1,"x",{"k":null}]`},
+		{`{"tokens": ["S1", 23, {"id": "x"}], "n": ["ok"], "auth": {"user": "u", "pass": "p"}}`,
+			`{"tokens": ["REDACTED", "REDACTED", {"id": "REDACTED"}], "n": ["ok"], "auth": {"user": "u", "pass": "REDACTED"}}`},
 		{`not json token=S`, `not json token=REDACTED`},
 	}
 	for _, tt := range tests {
@@ -257,6 +259,11 @@ func TestRedactTextShapes(t *testing.T) {
 		{"token: >-\n  S3\nnext: 1", "token: REDACTED\n  REDACTED\nnext: 1"},
 		{"- secret:\n    S4\n", "- secret:\n    REDACTED\n"},
 		{"credentials:\n  user: a\n  password: S5\n", "credentials:\n  user: a\n  password: REDACTED\n"},
+		{`{"tokens": ["S1", "S2"], "Credentials":{"SecretAccessKey":"S3","Id":"x"}}`, `{"tokens": REDACTED, "Credentials":{"SecretAccessKey":"REDACTED","Id":"x"}}`},
+		{"password: 'S6'\nsecret: \"S7\" # note\nuser: \"u\"\n", "password: 'REDACTED'\nsecret: \"REDACTED\" # note\nuser: \"u\"\n"},
+		{"tokens:\n  - S8\n  - S9\nnext: 1\n", "tokens:\n  - REDACTED\n  - REDACTED\nnext: 1\n"},
+		{"tokens:\n- S8\n- S9\nnext: 1\n", "tokens:\n- REDACTED\n- REDACTED\nnext: 1\n"},
+		{"secrets:\n  - name: a\n    value: b\n", "secrets:\n  - name: a\n    value: b\n"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {

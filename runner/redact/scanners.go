@@ -69,12 +69,15 @@ const unknownURL = -2
 // read as sc. A URL URL leaves as it is is one without user information
 // ("@"), path parameters (";"), escapes ("%") or a secret word in it: it
 // skips URL.
-func urls(s string, sc lineScan) string {
+func urls(s string, sc *lineScan) string {
 	var b strings.Builder
 	done := 0
 	at := sc.urlAt
 	for from := 0; from < len(s); {
 		start, end := nextURL(s, from, at)
+		if at != unknownURL {
+			sc.url = [2]int{start, end} // the first match, for urlCursor
+		}
 		at = unknownURL
 		if start < 0 {
 			break
@@ -99,7 +102,8 @@ func urls(s string, sc lineScan) string {
 // asked in increasing order.
 type urlCursor struct {
 	s          string
-	at         int // where the first "://" is, or unknownURL
+	at         int    // where the first "://" is, or unknownURL
+	first      [2]int // the first match when the caller knows it (urls), else zero
 	started    bool
 	start, end int // the current match; start is -1 when none is left
 }
@@ -109,7 +113,11 @@ type urlCursor struct {
 func (u *urlCursor) covers(i int) bool {
 	if !u.started {
 		u.started = true
-		u.start, u.end = nextURL(u.s, 0, u.at)
+		if u.first[1] > 0 {
+			u.start, u.end = u.first[0], u.first[1]
+		} else {
+			u.start, u.end = nextURL(u.s, 0, u.at)
+		}
 	}
 	for u.start >= 0 && u.end <= i {
 		u.start, u.end = nextURL(u.s, u.end, unknownURL)
@@ -235,6 +243,16 @@ func jsonKeys(s string) string {
 		case v == len(s):
 		case s[v] == '"' || s[v] == '\'':
 			e = quotedEndAt(s, v, s[v], true)
+		case s[v] == '[': // a flat list, to its "]"
+			for j := v + 1; j < len(s); j++ {
+				if c := s[j]; c == ']' {
+					e = j + 1
+					break
+				} else if c == '[' || c == '{' || c == '}' || c == '\n' {
+					break
+				}
+			}
+		case s[v] == '{':
 		default:
 			e = v
 			for e < len(s) && !jsonScalarEnds(s[e]) {
@@ -287,15 +305,15 @@ func isNameByte2(c byte) bool {
 // appendAssignments is assignments by a scanner: it appends s to dst with
 // the value of every secret NAME=VALUE or NAME = VALUE outside URLs
 // replaced by the placeholder, when there is one (ok); otherwise it
-// returns dst as it is. urlAt is where the first "://" of s is (-1: none),
-// or unknownURL. A match is a name ([A-Za-z0-9_.-] bytes after the start
+// returns dst as it is. sc is what scan found in s: where its first "://"
+// is (or unknownURL), where its secret words start. A match is a name ([A-Za-z0-9_.-] bytes after the start
 // or another byte, up to two dashes then a letter or "_"), blanks, "=",
 // blanks and a value: a double-quoted string (with escapes), a
 // single-quoted one, or bytes up to a blank, a quote, "&", ",", ";" that
 // do not start with "=".
-func appendAssignments(dst []byte, s string, urlAt int) (out []byte, ok bool) {
+func appendAssignments(dst []byte, s string, sc lineScan) (out []byte, ok bool) {
 	b := dst
-	in := urlCursor{s: s, at: urlAt}
+	in := urlCursor{s: s, at: sc.urlAt, first: sc.url}
 	done, last := 0, 0
 	for c := 0; ; c++ {
 		i := strings.IndexByte(s[c:], '=')
@@ -344,7 +362,9 @@ func appendAssignments(dst []byte, s string, urlAt int) (out []byte, ok bool) {
 		}
 		last = e
 		c = e - 1
-		if !isSecretName(s[r:n]) || hidden(s[v:e]) {
+		// A name no secret word starts in (scan found where the first and
+		// the last start) is no secret name.
+		if n <= sc.firstWord || r > sc.lastWord || !isSecretName(s[r:n]) || hidden(s[v:e]) {
 			continue
 		}
 		if in.covers(r) {

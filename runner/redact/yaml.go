@@ -3,9 +3,10 @@ package redact
 import "strings"
 
 // yamlBlocks hides the values of secret YAML keys that span lines: a block
-// scalar ("password: |" or ">-" and the lines indented under it) and a
-// plain scalar continued on the next lines ("password:" and an indented
-// value that is not a mapping or a list). The key line keeps its key; each
+// scalar ("password: |" or ">-" and the lines indented under it), a plain
+// scalar continued on the next lines ("password:" and an indented value
+// that is not a mapping or a list) and a list of scalars ("tokens:" and
+// "- S" items: each shows "- REDACTED"). The key line keeps its key; each
 // hidden line keeps its indentation and shows the placeholder.
 func yamlBlocks(s string) string {
 	lines := strings.SplitAfter(s, "\n")
@@ -31,6 +32,7 @@ type yamlState struct {
 	indent int  // the key's column
 	block  bool // the value is a block scalar (| or >)
 	first  bool // no line of the value seen yet
+	list   bool // the value is a list of scalars
 }
 
 // line returns how line (with its line break, if any) shows.
@@ -41,9 +43,19 @@ func (y *yamlState) line(l string) string {
 			return l
 		}
 		in := len(body) - len(strings.TrimLeft(body, " \t"))
-		if in > y.indent && !(y.first && !y.block && yamlStructure(strings.TrimSpace(body))) {
-			// (a mapping or a list under the key: its own keys say what is secret)
+		item, isItem := strings.CutPrefix(strings.TrimSpace(body), "- ")
+		// Under the key: indented more, or a list item at the key's own
+		// indentation, as YAML allows for a list.
+		under := in > y.indent || in == y.indent && isItem && !y.block && (y.first || y.list)
+		if under && y.first && !y.block && isItem && !yamlStructure(strings.TrimSpace(item)) {
+			y.list = true // a list of scalars under the key: each item is hidden
+		}
+		if under && (y.list || !(y.first && !y.block && yamlStructure(strings.TrimSpace(body)))) {
+			// (a mapping or a list of mappings under the key: their own keys say what is secret)
 			y.first = false
+			if y.list && isItem {
+				return body[:in] + "- " + Placeholder + l[len(body):]
+			}
 			return body[:in] + Placeholder + l[len(body):]
 		}
 		y.active = false

@@ -1,3 +1,5 @@
+//go:build unix
+
 package actioncheck
 
 import (
@@ -349,7 +351,7 @@ func TestActionRunsLocally(t *testing.T) {
 	a := loadAction(t)
 	counter := filepath.Join(t.TempDir(), "count")
 	r := newRunner(t, map[string]string{
-		"command":    "n=$(( $(cat " + counter + " 2>/dev/null || echo 0) + 1 )); echo $n > " + counter + "\necho \"attempt $n\" >&2\n[ $n -ge 3 ]",
+		"command":    "n=0; [ -e " + counter + " ] && n=$(cat " + counter + "); n=$((n + 1)); echo $n > " + counter + "\necho \"attempt $n\" >&2\n[ $n -ge 3 ]",
 		"attempts":   "5",
 		"delay":      "0",
 		"max-time":   "1m",

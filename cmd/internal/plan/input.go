@@ -42,7 +42,7 @@ func openRegular(name, want string) (*os.File, int64, error) {
 	}
 	// O_NONBLOCK was for the open (a FIFO must not hang it); a regular
 	// file reads the same with it, so clearing it may fail harmlessly.
-	_ = syscall.SetNonblock(int(f.Fd()), false)
+	setBlocking(f)
 	return f, fi.Size(), nil
 }
 

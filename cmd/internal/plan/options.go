@@ -182,14 +182,6 @@ func NewRun(io *iostreams.IOStreams) Command { return newRun(io) }
 // NewWait returns wait's options with their defaults.
 func NewWait(io *iostreams.IOStreams) Command { return newWait(io) }
 
-// newCommand returns wait's options (wait true) or run's.
-func newCommand(wait bool, io *iostreams.IOStreams) Command {
-	if wait {
-		return newWait(io)
-	}
-	return newRun(io)
-}
-
 func newRun(io *iostreams.IOStreams) *RunOptions {
 	o := &RunOptions{Options: core(io)}
 	o.defaultDelay = o.Delay
@@ -318,7 +310,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.BoolVarP(&o.Output.Quiet, "quiet", "q", false, quiet)
 	fs.BoolVarP(&o.Output.Verbose, "verbose", "v", false, "log every acceptor evaluated and the value it saw")
 	fs.Var(enumValue{&o.Output.LogFormat, []string{"text", "json"}}, "log-format", "log lines as text or one JSON object per event (a line of repeated output included: every line parses)")
-	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr; the command's stderr stays on stderr")
+	fs.StringVar(&o.Output.LogFile, "log-file", "", "write retry's own log lines (text or JSON) to `FILE` instead of stderr (not the --report, --state or stdin file); the command's stderr stays on stderr")
 	fs.StringVar(&o.Output.Report, "report", "", "write a JSON report of the run to `FILE` (not the --log-file, --state or stdin file)")
 	fs.Var(sizeValue{&o.Output.MaxOutput}, "max-output", "stop an attempt whose stdout and stderr pass `SIZE` (512K, 10M, 1G; default: no bound for live output, 10GiB for kept stdout)")
 	fs.Var(enumValue{&o.CI, ciModes}, "ci", "CI log conventions: auto (GITHUB_ACTIONS, GITLAB_CI; none on a terminal), github, gitlab or none")

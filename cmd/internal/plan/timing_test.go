@@ -273,3 +273,11 @@ func TestKubernetesWaiterDelays(t *testing.T) {
 		}
 	}
 }
+
+// newCommand returns wait's options (wait true) or run's.
+func newCommand(wait bool, io *iostreams.IOStreams) Command {
+	if wait {
+		return newWait(io)
+	}
+	return newRun(io)
+}

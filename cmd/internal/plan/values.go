@@ -104,16 +104,6 @@ func (v enumValue) Set(s string) error {
 	return fmt.Errorf("want one of %s", strings.Join(v.allowed, ", "))
 }
 
-// stringsValue is a repeatable string flag.
-type stringsValue struct{ p *[]string }
-
-func (v stringsValue) String() string { return strings.Join(*v.p, ", ") }
-func (v stringsValue) Type() string   { return "VALUE" }
-func (v stringsValue) Set(s string) error {
-	*v.p = append(*v.p, s)
-	return nil
-}
-
 // ValueProblem says what a flag accepts when its value is refused; for
 // booleans, instead of strconv's "parsing "yes": invalid syntax".
 func ValueProblem(v pflag.Value, err error) error {

@@ -1,3 +1,5 @@
+//go:build unix
+
 // Package writepolicy is how retry writes every file it writes for the
 // user (--report, --log-file, the CI files $GITHUB_OUTPUT and
 // $GITHUB_STEP_SUMMARY), with the rules of `curl -o` and `tee`:

@@ -1,0 +1,11 @@
+//go:build unix
+
+package plan
+
+import (
+	"os"
+	"syscall"
+)
+
+// setBlocking clears O_NONBLOCK on f, which openRegular opened with it.
+func setBlocking(f *os.File) { _ = syscall.SetNonblock(int(f.Fd()), false) }
