@@ -14,8 +14,25 @@ set -e
 here=$(cd "$(dirname "$0")" && pwd)
 home=${1:-${XDG_CACHE_HOME:-$HOME/.cache}/retry-k8s}
 mkdir -p "$home/bin" "$home/src"
-cp "$here/module/go.mod" "$here/module/go.sum" "$here/module/tools.go" "$home/src/"
+cp "$here/module/go.mod" "$here/module/go.sum" "$home/src/"
 chmod u+w "$home/src/"*
+# The upstream main packages' dependencies, pinned by module/go.mod (written here, not kept as a
+# .go file, which Go tooling run over the retry repository would try to build).
+cat >"$home/src/tools.go" <<'GO'
+//go:build tools
+
+package tools
+
+import (
+	_ "go.etcd.io/etcd/server/v3/etcdmain"
+	_ "k8s.io/component-base/cli"
+	_ "k8s.io/component-base/logs/json/register"
+	_ "k8s.io/component-base/metrics/prometheus/clientgo"
+	_ "k8s.io/component-base/metrics/prometheus/version"
+	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+)
+GO
 cd "$home/src"
 V=v1.32.4
 LD="-s -w"
