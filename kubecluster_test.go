@@ -148,6 +148,9 @@ var kubeClusters sync.Map // *testscript.TestScript → *kubeCluster
 // kubeControllers write the rest, as in a cluster. The script's end stops
 // the three by their pids (SIGTERM, SIGKILL after 10 s).
 //
+// `kubecluster start controllers=A,B` runs only those controllers (a
+// script that writes statuses the others would overwrite).
+//
 // `kubecluster stop apiserver` stops the API server (SIGTERM, waited for);
 // `kubecluster start apiserver` starts it again on the same port and waits
 // until it is ready.
@@ -171,8 +174,13 @@ func cmdKubeCluster(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		return
 	}
+	controllers := kubeControllers
+	if len(args) == 2 && strings.HasPrefix(args[1], "controllers=") {
+		controllers = strings.TrimPrefix(args[1], "controllers=")
+		args = args[:1]
+	}
 	if len(args) != 1 || args[0] != "start" {
-		ts.Fatalf("usage: kubecluster start")
+		ts.Fatalf("usage: kubecluster start [controllers=NAME,...]")
 	}
 	bins, err := kubeBinaries()
 	if err != nil {
@@ -207,7 +215,7 @@ func cmdKubeCluster(ts *testscript.TestScript, neg bool, args []string) {
 		"--authorization-mode", "RBAC",
 		"--service-account-issuer", "https://kubernetes.default.svc.cluster.local",
 		"--service-account-key-file", pki("sa.pub"), "--service-account-signing-key-file", pki("sa.key"),
-		"--service-cluster-ip-range", "10.0.0.0/24", "--cert-dir", filepath.Join(c.dir, "apiserver-certs"),
+		"--service-cluster-ip-range", "10.96.0.0/12", "--cert-dir", filepath.Join(c.dir, "apiserver-certs"),
 		"--profiling=false",
 	}
 	c.startAPIServer(ts)
@@ -216,7 +224,7 @@ func cmdKubeCluster(ts *testscript.TestScript, neg bool, args []string) {
 	scriptSetenv(ts, "KUBECACHEDIR", filepath.Join(c.dir, "kubecache"))
 	ready := time.Since(start)
 	c.spawn(ts, "kube-controller-manager", "--kubeconfig", c.kubeconf, "--leader-elect=false", "--secure-port", "0",
-		"--controllers", kubeControllers,
+		"--controllers", controllers,
 		"--service-account-private-key-file", pki("sa.key"), "--root-ca-file", pki("ca.crt"),
 		"--use-service-account-credentials=false")
 	// The namespace controller's default ServiceAccount says the
@@ -330,7 +338,7 @@ func (c *kubeCluster) pki() error {
 	srvTmpl := &x509.Certificate{SerialNumber: big.NewInt(2), Subject: pkix.Name{CommonName: "kube-apiserver"},
 		NotBefore: now, NotAfter: now.Add(48 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.0.0.1")}, DNSNames: []string{"localhost", "kubernetes", "kubernetes.default"}}
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("10.96.0.1")}, DNSNames: []string{"localhost", "kubernetes", "kubernetes.default"}}
 	srvDER, err := x509.CreateCertificate(rand.Reader, srvTmpl, ca, &srvKey.PublicKey, caKey)
 	if err != nil {
 		return err

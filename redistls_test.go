@@ -169,7 +169,8 @@ func writeKey(ts *testscript.TestScript, path string, key *ecdsa.PrivateKey) {
 }
 
 // TestACLRuleDocumented holds the ACL rule docs/redis.md gives users and
-// the rule of the user state_redis_acl runs everything as the same.
+// the rule of the user state_redis_acl runs everything as the same, and
+// state_redis_cluster_acl's that rule plus what a cluster needs.
 func TestACLRuleDocumented(t *testing.T) {
 	script, err := os.ReadFile("testdata/script/state_redis_acl.txtar")
 	if err != nil {
@@ -187,5 +188,15 @@ func TestACLRuleDocumented(t *testing.T) {
 	want := "ACL SETUSER retry on >PASSWORD " + rule + "\n"
 	if !strings.Contains(string(docs), want) {
 		t.Errorf("docs/redis.md does not give the rule state_redis_acl tests: want the line\n%s", want)
+	}
+	cluster, err := os.ReadFile("testdata/script/state_redis_cluster_acl.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(cluster), "rediscluster acl C retry reset on >s3cret "+rule+" +cluster|slots\n") {
+		t.Errorf("state_redis_cluster_acl.txtar does not test the rule of state_redis_acl plus +cluster|slots")
+	}
+	if !strings.Contains(string(docs), "add `+cluster|slots`") {
+		t.Errorf("docs/redis.md does not say a cluster's user needs +cluster|slots")
 	}
 }

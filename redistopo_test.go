@@ -153,20 +153,21 @@ func info(addr, section string) map[string]string {
 }
 
 // cmdRedisCluster is `rediscluster start NAME`, `rediscluster failover NAME
-// KEY` or `rediscluster kill NAME KEY`.
+// KEY`, `rediscluster kill NAME KEY` or `rediscluster acl NAME ARGS...`
+// (ACL SETUSER ARGS on every node).
 //
 // start runs six redis-server --cluster-enabled yes, joins them with
 // redis-cli --cluster create --cluster-replicas 1 (three primaries, each
 // with a replica), waits until every node says the cluster is ok, and sets
 // $NAME_URL (redis+cluster://ADDR,ADDR: two of the nodes; the client finds
-// the rest). failover makes the replica of the primary that holds KEY's
+// the rest) and $NAME_ADDRS (ADDR,ADDR). failover makes the replica of the primary that holds KEY's
 // slot take over (CLUSTER FAILOVER: the replica catches up first), and
 // waits until the roles have switched and every node says ok. kill sends
 // SIGKILL to the primary that holds KEY's slot and waits until its replica
 // is the primary of the slot and every live node says ok.
 func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || (args[0] == "start") != (len(args) == 2) {
-		ts.Fatalf("usage: rediscluster start NAME | failover|kill NAME KEY")
+		ts.Fatalf("usage: rediscluster start NAME | failover|kill NAME KEY | acl NAME ACL-SETUSER-ARGS...")
 	}
 	for _, p := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -192,11 +193,24 @@ func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
 		nodes[name] = all
 		clusterOK(ts, all, true)
 		scriptSetenv(ts, name+"_URL", "redis+cluster://"+addrs[0]+","+addrs[1])
+		scriptSetenv(ts, name+"_ADDRS", addrs[0]+","+addrs[1])
 		return
 	}
 	all := nodes[name]
 	if all == nil {
 		ts.Fatalf("no cluster %s", name)
+	}
+	if verb == "acl" {
+		// ACL SETUSER on every node: a cluster does not share its users.
+		for _, n := range all {
+			a := []any{"acl", "setuser"}
+			for _, w := range args[2:] {
+				a = append(a, w)
+			}
+			_, err := do(n.addr, a...)
+			ts.Check(err)
+		}
+		return
 	}
 	var live *node
 	for _, n := range all {

@@ -252,6 +252,10 @@ func (m *PathMatch) Describe(comparator string) string {
 	return fmt.Sprintf("%s %q = %s", comparator, m.expr.src, shownJSON(m.expected, maxShownValue))
 }
 
+// SplitPathArg is splitPathArg: the argument of a path flag as EXPR and
+// VALUE (hasValue false when it has no =VALUE), for a log that names it.
+func SplitPathArg(arg string) (expr, value string, hasValue bool) { return splitPathArg(arg) }
+
 // splitPathArg splits the argument of a path flag, EXPR[=VALUE], at the last
 // "=" that is not part of "==", "!=", "<=" or ">=" and not inside a JMESPath
 // literal (`…` JSON, '…' raw string, "…" quoted identifier, each with its

@@ -38,7 +38,7 @@ directory ($RETRY_STATE_DIR, else $XDG_STATE_HOME/retry, else
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, args []string) error { return c.Help() },
 	}
-	c.PersistentFlags().StringVar(&o.store, "scope-store", "", "where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB], redis+cluster://HOST:PORT,… or redis+sentinel://HOST:PORT,…/MASTER[/DB] (rediss… with TLS; default: the state directory)")
+	c.PersistentFlags().StringVar(&o.store, "scope-store", "", "where scopes live: redis://[USER@]HOST[:PORT][/DB], redis+cluster://HOST:PORT,… or redis+sentinel://HOST:PORT,…/MASTER[/DB] (rediss… with TLS; the password, CA and client certificate in RETRY_REDIS_PASSWORD_FILE, RETRY_REDIS_CACERT…; default: the state directory)")
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List the scopes of the store",

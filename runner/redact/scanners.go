@@ -35,7 +35,7 @@ func nextURL(s string, from, at int) (int, int) {
 		}
 		if r < i {
 			e := i + len("://")
-			for e < len(s) && !urlEnds(s[e]) {
+			for e < len(s) && urlByte[s[e]]&urlStop == 0 {
 				e++
 			}
 			return r, e
@@ -58,8 +58,29 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
-func urlEnds(c byte) bool {
-	return isSpace(c) || c == '"' || c == '\'' || c == '<' || c == '>'
+// urlByte sorts bytes for URLs: urlStop ends a URL in text (a blank, a
+// quote, "<" or ">"), urlSecret is where URL may hide something ("@",
+// ";" and "%" escapes).
+var urlByte = [256]byte{
+	' ': urlStop, '\t': urlStop, '\n': urlStop, '\f': urlStop, '\r': urlStop,
+	'"': urlStop, '\'': urlStop, '<': urlStop, '>': urlStop,
+	'@': urlSecret, ';': urlSecret, '%': urlSecret,
+}
+
+const (
+	urlStop = 1 << iota
+	urlSecret
+)
+
+// mayHide reports whether URL may change the URL u: it holds "@", ";" or
+// "%".
+func mayHide(u string) bool {
+	for i := 0; i < len(u); i++ {
+		if urlByte[u[i]]&urlSecret != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownURL says to nextURL that the caller does not know where "://" is.
@@ -69,18 +90,21 @@ const unknownURL = -2
 // read as sc. A URL URL leaves as it is is one without user information
 // ("@"), path parameters (";"), escapes ("%") or a secret word in it: it
 // skips URL.
-func urls(s string, sc lineScan) string {
+func urls(s string, sc *lineScan) string {
 	var b strings.Builder
 	done := 0
 	at := sc.urlAt
 	for from := 0; from < len(s); {
 		start, end := nextURL(s, from, at)
+		if at != unknownURL {
+			sc.url = [2]int{start, end} // the first match, for urlCursor
+		}
 		at = unknownURL
 		if start < 0 {
 			break
 		}
 		u := s[start:end]
-		plain := (sc.lastWord < start || sc.firstWord >= end) && indexOf(u, "@;%") < 0
+		plain := (sc.lastWord < start || sc.firstWord >= end) && !mayHide(u)
 		if !plain && URL(u) != u {
 			b.WriteString(s[done:start])
 			b.WriteString(URL(u))
@@ -99,7 +123,8 @@ func urls(s string, sc lineScan) string {
 // asked in increasing order.
 type urlCursor struct {
 	s          string
-	at         int // where the first "://" is, or unknownURL
+	at         int    // where the first "://" is, or unknownURL
+	first      [2]int // the first match when the caller knows it (urls), else zero
 	started    bool
 	start, end int // the current match; start is -1 when none is left
 }
@@ -109,7 +134,11 @@ type urlCursor struct {
 func (u *urlCursor) covers(i int) bool {
 	if !u.started {
 		u.started = true
-		u.start, u.end = nextURL(u.s, 0, u.at)
+		if u.first[1] > 0 {
+			u.start, u.end = u.first[0], u.first[1]
+		} else {
+			u.start, u.end = nextURL(u.s, 0, u.at)
+		}
 	}
 	for u.start >= 0 && u.end <= i {
 		u.start, u.end = nextURL(u.s, u.end, unknownURL)
@@ -282,30 +311,45 @@ func jsonScalarEnds(c byte) bool {
 }
 
 // valueEnds reports whether c ends a bare NAME=VALUE value ([^\s"'&,;]).
-func valueEnds(c byte) bool {
-	switch c {
-	case '"', '\'', '&', ',', ';':
-		return true
-	}
-	return isSpace(c)
-}
+func valueEnds(c byte) bool { return assignByte[c]&assignValueEnd != 0 }
 
-func isNameByte2(c byte) bool {
-	return isLetter(c) || isDigit(c) || c == '_' || c == '.' || c == '-'
+// isNameByte2 reports whether c may be in the name of NAME=VALUE
+// ([A-Za-z0-9_.-]).
+func isNameByte2(c byte) bool { return assignByte[c]&assignName != 0 }
+
+// assignByte sorts bytes for appendAssignments (built by scanTables, which
+// scan, the caller's first step, runs).
+var assignByte [256]byte
+
+const (
+	assignName = 1 << iota
+	assignValueEnd
+)
+
+func assignTables() {
+	for c := range 256 {
+		b := byte(c)
+		if isLetter(b) || isDigit(b) || b == '_' || b == '.' || b == '-' {
+			assignByte[c] |= assignName
+		}
+		if isSpace(b) || strings.IndexByte("\"'&,;", b) >= 0 {
+			assignByte[c] |= assignValueEnd
+		}
+	}
 }
 
 // appendAssignments is assignments by a scanner: it appends s to dst with
 // the value of every secret NAME=VALUE or NAME = VALUE outside URLs
 // replaced by the placeholder, when there is one (ok); otherwise it
-// returns dst as it is. urlAt is where the first "://" of s is (-1: none),
-// or unknownURL. A match is a name ([A-Za-z0-9_.-] bytes after the start
+// returns dst as it is. sc is what scan found in s: where its first "://"
+// is (or unknownURL), where its secret words start. A match is a name ([A-Za-z0-9_.-] bytes after the start
 // or another byte, up to two dashes then a letter or "_"), blanks, "=",
 // blanks and a value: a double-quoted string (with escapes), a
 // single-quoted one, or bytes up to a blank, a quote, "&", ",", ";" that
 // do not start with "=".
-func appendAssignments(dst []byte, s string, urlAt int) (out []byte, ok bool) {
+func appendAssignments(dst []byte, s string, sc lineScan) (out []byte, ok bool) {
 	b := dst
-	in := urlCursor{s: s, at: urlAt}
+	in := urlCursor{s: s, at: sc.urlAt, first: sc.url}
 	done, last := 0, 0
 	for c := 0; ; c++ {
 		i := strings.IndexByte(s[c:], '=')
@@ -354,7 +398,9 @@ func appendAssignments(dst []byte, s string, urlAt int) (out []byte, ok bool) {
 		}
 		last = e
 		c = e - 1
-		if !isSecretName(s[r:n]) || hidden(s[v:e]) {
+		// A name no secret word starts in (scan found where the first and
+		// the last start) is no secret name.
+		if n <= sc.firstWord || r > sc.lastWord || !isSecretName(s[r:n]) || hidden(s[v:e]) {
 			continue
 		}
 		if in.covers(r) {

@@ -100,7 +100,7 @@ func (st *Stream) appendLines(dst []byte, s string, pairs bool) (out []byte, cha
 // the last rule changed it, as the bytes it appended to buf (changed).
 func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, changed []byte) {
 	sc := scan(line)
-	f, urlAt := sc.flags, sc.urlAt
+	f := sc.flags
 	if f&nonASCII != 0 {
 		line = wordsRegexp(urlsRegexp(line))
 		if pairs {
@@ -113,14 +113,14 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	in := line
 	if f&hasURL != 0 {
-		line = urls(line, sc)
+		line = urls(line, &sc)
 	}
 	if f&(hasCredential|hasAccessKey|hasGH|hasToken) != 0 {
 		line = wordsRegexp(line)
 	}
 	if line != in {
 		sc = scan(line)
-		f, urlAt = sc.flags, sc.urlAt
+		f = sc.flags
 	}
 	if pairs && (y.active || f&secretColon != 0) {
 		if shown := y.line(line); shown != line {
@@ -140,9 +140,9 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	}
 	if f&secretEq != 0 {
 		if line != in {
-			urlAt = unknownURL
+			sc = lineScan{urlAt: unknownURL, firstWord: 0, lastWord: len(line)} // unknown: every name may be secret
 		}
-		if buf, ok := appendAssignments(buf, line, urlAt); ok {
+		if buf, ok := appendAssignments(buf, line, sc); ok {
 			return "", buf
 		}
 	}
@@ -177,6 +177,7 @@ type lineScan struct {
 	// firstWord and lastWord are where the first and the last secret word
 	// or name start (-1: none).
 	firstWord, lastWord int
+	url                 [2]int // where the first URL starts and ends, once urls found it
 }
 
 // scan reports, in one pass over s, which rules of text may apply to it.
@@ -302,6 +303,7 @@ func scanTables() {
 	for c := 0x80; c < 0x100; c++ {
 		scanClass[c] = classHigh
 	}
+	assignTables()
 }
 
 // foldedWords reports the words of scan that start at s[i] (which is not

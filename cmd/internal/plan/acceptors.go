@@ -141,14 +141,18 @@ func (l *acceptorList) exprs() []string {
 	return out
 }
 
-// hideLiterals is a JMESPath acceptor's expression as logs name it: when
-// it names a secret (redact.NamesSecret), the literals it compares with
-// (`"S"`, 'S') are hidden, since a match makes them the secret itself; an
-// =VALUE after it is hidden by the log's redaction.
-func hideLiterals(expr string) string {
-	if !redact.NamesSecret(expr) {
-		return expr
+// hideLiterals is a JMESPath acceptor's argument (EXPR[=VALUE]) as logs
+// name it: when its expression names a secret (redact.NamesSecret), the
+// literals it compares with (`"S"`, 'S') and the VALUE after it are
+// hidden, since a match makes them the secret itself.
+func hideLiterals(arg string) string {
+	if !redact.NamesSecret(arg) {
+		return arg
 	}
+	if expr, _, ok := jmes.SplitPathArg(arg); ok {
+		return hideLiterals(expr) + "=" + redact.Placeholder
+	}
+	expr := arg
 	var b strings.Builder
 	for i := 0; i < len(expr); i++ {
 		c := expr[i]

@@ -296,7 +296,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 
 	fs.Var(enumValue{&o.Retry.Mode, []string{"standard", "adaptive", "off"}}, "mode", "retry token bucket: standard, adaptive (adds client-side rate limiting) or off")
 	fs.StringVar(&o.Retry.Scope, "scope", "", "share a retry token bucket (and the adaptive rate) with every retry naming `NAME`; without it there is no bucket")
-	fs.StringVar(&o.Retry.Store, "scope-store", "", "`URL` of the store where scopes live: redis://[USER:PASSWORD@]HOST[:PORT][/DB], redis+cluster://HOST:PORT,… or redis+sentinel://HOST:PORT,…/MASTER[/DB] (rediss… with TLS; default: the state directory on this machine)")
+	fs.StringVar(&o.Retry.Store, "scope-store", "", "`URL` of the store where scopes live: redis://[USER@]HOST[:PORT][/DB], redis+cluster://HOST:PORT,… or redis+sentinel://HOST:PORT,…/MASTER[/DB] (rediss… with TLS; the password, CA and client certificate in RETRY_REDIS_PASSWORD_FILE, RETRY_REDIS_CACERT… as docs/redis.md says; default: the state directory on this machine)")
 	fs.Var(enumValue{&o.Retry.WhenEmpty, []string{"fail", "wait"}}, "when-empty", "when the scope's bucket cannot pay for a retry: fail (end the run) or wait for the refill, within --max-time (wait spends only the top 50 of its 500 tokens)")
 
 	o.Accept.List.register(fs)

@@ -14,7 +14,8 @@ import (
 // change it. Version 2: a --tcp attempt's connect is under "tcp", no
 // longer under "http". Version 3: a "stdout" or "body" line holds a line
 // of the repeated output as "text" (it was a frame the raw output
-// followed).
+// followed), and a -v trace's entries are TraceStep (they were
+// acceptor.Step with Go's field names and a numeric state).
 const SchemaVersion = 3
 
 // Attempt is one attempt as the JSON log and the report show it. Its
