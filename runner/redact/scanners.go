@@ -35,7 +35,7 @@ func nextURL(s string, from, at int) (int, int) {
 		}
 		if r < i {
 			e := i + len("://")
-			for e < len(s) && !urlEnds(s[e]) {
+			for e < len(s) && urlByte[s[e]]&urlStop == 0 {
 				e++
 			}
 			return r, e
@@ -58,8 +58,29 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
 }
 
-func urlEnds(c byte) bool {
-	return isSpace(c) || c == '"' || c == '\'' || c == '<' || c == '>'
+// urlByte sorts bytes for URLs: urlStop ends a URL in text (a blank, a
+// quote, "<" or ">"), urlSecret is where URL may hide something ("@",
+// ";" and "%" escapes).
+var urlByte = [256]byte{
+	' ': urlStop, '\t': urlStop, '\n': urlStop, '\f': urlStop, '\r': urlStop,
+	'"': urlStop, '\'': urlStop, '<': urlStop, '>': urlStop,
+	'@': urlSecret, ';': urlSecret, '%': urlSecret,
+}
+
+const (
+	urlStop = 1 << iota
+	urlSecret
+)
+
+// mayHide reports whether URL may change the URL u: it holds "@", ";" or
+// "%".
+func mayHide(u string) bool {
+	for i := 0; i < len(u); i++ {
+		if urlByte[u[i]]&urlSecret != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // unknownURL says to nextURL that the caller does not know where "://" is.
@@ -83,7 +104,7 @@ func urls(s string, sc *lineScan) string {
 			break
 		}
 		u := s[start:end]
-		plain := (sc.lastWord < start || sc.firstWord >= end) && indexOf(u, "@;%") < 0
+		plain := (sc.lastWord < start || sc.firstWord >= end) && !mayHide(u)
 		if !plain && URL(u) != u {
 			b.WriteString(s[done:start])
 			b.WriteString(URL(u))
@@ -290,16 +311,31 @@ func jsonScalarEnds(c byte) bool {
 }
 
 // valueEnds reports whether c ends a bare NAME=VALUE value ([^\s"'&,;]).
-func valueEnds(c byte) bool {
-	switch c {
-	case '"', '\'', '&', ',', ';':
-		return true
-	}
-	return isSpace(c)
-}
+func valueEnds(c byte) bool { return assignByte[c]&assignValueEnd != 0 }
 
-func isNameByte2(c byte) bool {
-	return isLetter(c) || isDigit(c) || c == '_' || c == '.' || c == '-'
+// isNameByte2 reports whether c may be in the name of NAME=VALUE
+// ([A-Za-z0-9_.-]).
+func isNameByte2(c byte) bool { return assignByte[c]&assignName != 0 }
+
+// assignByte sorts bytes for appendAssignments (built by scanTables, which
+// scan, the caller's first step, runs).
+var assignByte [256]byte
+
+const (
+	assignName = 1 << iota
+	assignValueEnd
+)
+
+func assignTables() {
+	for c := range 256 {
+		b := byte(c)
+		if isLetter(b) || isDigit(b) || b == '_' || b == '.' || b == '-' {
+			assignByte[c] |= assignName
+		}
+		if isSpace(b) || strings.IndexByte("\"'&,;", b) >= 0 {
+			assignByte[c] |= assignValueEnd
+		}
+	}
 }
 
 // appendAssignments is assignments by a scanner: it appends s to dst with

@@ -303,6 +303,7 @@ func scanTables() {
 	for c := 0x80; c < 0x100; c++ {
 		scanClass[c] = classHigh
 	}
+	assignTables()
 }
 
 // foldedWords reports the words of scan that start at s[i] (which is not
