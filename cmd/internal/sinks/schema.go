@@ -24,14 +24,11 @@ const SchemaVersion = 3
 type Attempt struct {
 	// Acceptor is who decided: the acceptor's name, or "fallback" or
 	// "retry safety"; "" for an attempt nothing decided (stopped).
-	Acceptor  string `json:"acceptor,omitempty"`
-	Attempt   int    `json:"attempt"`
-	DelayMS   int64  `json:"delay_ms"` // the delay before the next attempt
-	Detail    string `json:"detail,omitempty"`
-	Directive string `json:"directive"` // "stopped" for an attempt nothing decided
-	// Document is the number of the JSON document of a streamed attempt
-	// (wait --watch) that decided it; absent when its end was judged.
-	Document   int     `json:"document,omitempty"`
+	Acceptor   string  `json:"acceptor,omitempty"`
+	Attempt    int     `json:"attempt"`
+	DelayMS    int64   `json:"delay_ms"` // the delay before the next attempt
+	Detail     string  `json:"detail,omitempty"`
+	Directive  string  `json:"directive"` // "stopped" for an attempt nothing decided
 	DurationMS float64 `json:"duration_ms"`
 	Error      string  `json:"error,omitempty"`
 	ErrorCode  string  `json:"error_code,omitempty"`
@@ -137,7 +134,6 @@ func attemptOf(r *runner.Record) Attempt {
 	default:
 		j.Acceptor = r.Decision.Source.String() // "fallback" or "retry safety"
 	}
-	j.Document = r.Document
 	if a.HasExitCode() && r.Document == 0 { // a deciding document's command had not ended
 		j.ExitCode = &a.ExitCode
 	}
