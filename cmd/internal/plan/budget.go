@@ -147,9 +147,13 @@ func (o *Options) flagName(name string) string {
 }
 
 // StateDir is where scopes keep their state: $RETRY_STATE_DIR, else
-// $XDG_STATE_HOME/retry, else ~/.local/state/retry.
+// $XDG_STATE_HOME/retry, else ~/.local/state/retry; on Windows
+// $RETRY_STATE_DIR, else %LOCALAPPDATA%\retry (defaultStateDir).
 func StateDir() (string, error) {
 	if d := os.Getenv("RETRY_STATE_DIR"); d != "" {
+		return d, nil
+	}
+	if d, ok := defaultStateDir(); ok {
 		return d, nil
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
