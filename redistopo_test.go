@@ -96,7 +96,14 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		ts.Check(c.Start())
 		n := &node{cmd: c, done: make(chan struct{}), addr: addr}
 		go func() { c.Wait(); close(n.done) }()
-		if lastErr = waitRedis(addr, n.done); lastErr == nil {
+		wait := waitRedis
+		for _, l := range conf {
+			if pw, ok := strings.CutPrefix(l, "requirepass "); ok {
+				passwords.Store(addr, pw)
+				wait = waitAuth
+			}
+		}
+		if lastErr = wait(addr, n.done); lastErr == nil {
 			ts.Defer(func() {
 				syscall.Kill(c.Process.Pid, syscall.SIGKILL)
 				<-n.done
@@ -111,9 +118,35 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 	return nil
 }
 
-// do sends one command to the server at addr.
+// passwords holds the password of the servers of topologies started with
+// one, by address, for do.
+var passwords sync.Map // string → string
+
+// waitAuth waits (at most 30s) until the server at addr, which has a
+// password, answers PING.
+func waitAuth(addr string, done chan struct{}) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := do(addr, "ping")
+		if err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("exited")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// do sends one command to the server at addr (with its password, if it has
+// one).
 func do(addr string, args ...any) (any, error) {
-	c := goredis.NewClient(&goredis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
+	pw, _ := passwords.Load(addr)
+	pass, _ := pw.(string)
+	c := goredis.NewClient(&goredis.Options{Addr: addr, Password: pass, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
 	defer c.Close()
 	return c.Do(context.Background(), args...).Result()
 }
@@ -329,8 +362,8 @@ func slotNodes(ts *testscript.TestScript, addr string, slot int64) (primary, rep
 // sends SIGKILL to the current primary and waits until the sentinels name
 // the replica as the primary and it says it is one.
 func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: redissentinel start|kill NAME")
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && (args[0] != "start" || args[2] != "auth")) {
+		ts.Fatalf("usage: redissentinel start NAME [auth] | kill NAME")
 	}
 	for _, p := range []string{"redis-server", "redis-sentinel"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -342,18 +375,23 @@ func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
 	dir := func(what string) string { return ts.MkAbs(".sentinel-" + name + "/" + what) }
 	switch verb {
 	case "start":
-		primary := startNode(ts, "redis-server", dir("primary"))
+		var data, watch []string
+		if len(args) == 3 {
+			data = []string{"requirepass t0psecret", "masterauth t0psecret"}
+			watch = []string{"requirepass s3ntinel", "sentinel auth-pass main t0psecret"}
+		}
+		primary := startNode(ts, "redis-server", dir("primary"), data...)
 		host, port, _ := net.SplitHostPort(primary.addr)
-		replica := startNode(ts, "redis-server", dir("replica"), "replicaof "+host+" "+port)
+		replica := startNode(ts, "redis-server", dir("replica"), append([]string{"replicaof " + host + " " + port}, data...)...)
 		until(ts, "the replica is in sync", func() bool {
 			return info(replica.addr, "replication")["master_link_status"] == "up"
 		})
 		all := []*node{primary, replica}
 		var sentinels []string
 		for i := range 3 {
-			s := startNode(ts, "redis-sentinel", dir(fmt.Sprintf("sentinel-%d", i)),
-				"sentinel monitor main "+host+" "+port+" 2", "sentinel down-after-milliseconds main 1000",
-				"sentinel failover-timeout main 10000", "sentinel parallel-syncs main 1")
+			s := startNode(ts, "redis-sentinel", dir(fmt.Sprintf("sentinel-%d", i)), append([]string{
+				"sentinel monitor main " + host + " " + port + " 2", "sentinel down-after-milliseconds main 1000",
+				"sentinel failover-timeout main 10000", "sentinel parallel-syncs main 1"}, watch...)...)
 			all = append(all, s)
 			sentinels = append(sentinels, s.addr)
 		}

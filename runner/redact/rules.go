@@ -108,9 +108,12 @@ var privateKey = lazyRegexp{expr: `(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)[^-]*(
 // every NAME=VALUE and NAME = VALUE whose name is secret (isSecretName:
 // GITHUB_TOKEN=S, api_token=S, aws_secret_access_key = S), of every JSON
 // key whose name is secret ("client_secret": "S" → "client_secret":
-// "REDACTED", quotes kept), and the body of a PEM private key. Only the
-// value goes: the name, the separator and the text around stay. Text
-// without any of them is returned as is.
+// "REDACTED", quotes kept; a flat list after it whole), of YAML keys whose
+// name is secret (password: "S", quotes kept; a block or a list of
+// scalars under the key, line by line), AWS access key IDs, GitHub tokens,
+// "token S", and the body of a PEM private key. Only the value goes: the
+// name, the separator and the text around stay. Text without any of them
+// is returned as is. Text that comes in pieces is redacted by a Stream.
 func Text(s string) string { return text(s, true) }
 
 // textRegexp is text by the regexps, applied in turn to the whole of s:

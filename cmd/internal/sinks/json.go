@@ -43,6 +43,21 @@ type (
 		Trace       []TraceStep `json:"trace,omitempty"` // -v: every acceptor evaluated
 		Version     int         `json:"version"`
 	}
+	// DocumentLine is a JSON document of a streamed attempt (wait
+	// --watch) that neither succeeds nor fails: the stream is read on.
+	DocumentLine struct {
+		Retry     string      `json:"retry"` // "document"
+		Acceptor  string      `json:"acceptor,omitempty"`
+		Attempt   int         `json:"attempt"`
+		Directive string      `json:"directive"`
+		Document  int         `json:"document"`
+		Event     string      `json:"event"`
+		Pending   string      `json:"pending,omitempty"`
+		Time      string      `json:"time"`
+		Trace     []TraceStep `json:"trace,omitempty"` // -v: every acceptor evaluated
+		Value     string      `json:"value,omitempty"`
+		Version   int         `json:"version"`
+	}
 	// BucketWaitLine is a wait for the scope's bucket to refill.
 	BucketWaitLine struct {
 		Retry     string `json:"retry"` // "bucket_wait"
@@ -135,6 +150,17 @@ func (l *JSON) Observe(e runner.Event) {
 	switch e.Kind {
 	case runner.EventAttemptEnd:
 		line := &AttemptLine{Retry: "attempt", Attempt: attemptOf(e.Record), Event: "attempt", MaxAttempts: e.MaxAttempts, Time: t, Version: SchemaVersion}
+		if human.NotYet(l.cfg.Wait, e.Record) {
+			line.Pending = human.Pending(e.Record)
+		}
+		if l.cfg.Verbose {
+			line.Trace = traceOf(e.Record.Decision.Trace)
+		}
+		l.write(line)
+	case runner.EventDocument:
+		a := attemptOf(e.Record)
+		line := &DocumentLine{Retry: "document", Acceptor: a.Acceptor, Attempt: a.Attempt, Directive: a.Directive, Document: e.Record.Document,
+			Event: "document", Time: t, Value: a.Value, Version: SchemaVersion}
 		if human.NotYet(l.cfg.Wait, e.Record) {
 			line.Pending = human.Pending(e.Record)
 		}

@@ -134,7 +134,7 @@ func attemptOf(r *runner.Record) Attempt {
 	default:
 		j.Acceptor = r.Decision.Source.String() // "fallback" or "retry safety"
 	}
-	if a.HasExitCode() {
+	if a.HasExitCode() && r.Document == 0 { // a deciding document's command had not ended
 		j.ExitCode = &a.ExitCode
 	}
 	if a.Err != nil {
