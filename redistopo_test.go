@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
@@ -88,7 +90,23 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		if prog == "redis-server" {
 			lines = append(lines, "save \"\"", "appendonly no")
 		}
-		lines = append(lines, conf...)
+		wait := waitRedis
+		for _, l := range conf {
+			// "tls CA CERT KEY": TLS only, between the nodes too.
+			if f := strings.Fields(l); len(f) == 4 && f[0] == "tls" {
+				lines[1] = "port 0"
+				lines = append(lines, "tls-port "+strconv.Itoa(port), "tls-ca-cert-file "+f[1], "tls-cert-file "+f[2], "tls-key-file "+f[3],
+					"tls-auth-clients no", "tls-cluster yes", "tls-replication yes")
+				pem, err := os.ReadFile(f[1])
+				ts.Check(err)
+				pool := x509.NewCertPool()
+				pool.AppendCertsFromPEM(pem)
+				tlsConfs.Store(addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+				wait = waitAuth
+				continue
+			}
+			lines = append(lines, l)
+		}
 		file := filepath.Join(dir, "node.conf")
 		ts.Check(os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
 		c := exec.Command(prog, file)
@@ -96,7 +114,6 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		ts.Check(c.Start())
 		n := &node{cmd: c, done: make(chan struct{}), addr: addr}
 		go func() { c.Wait(); close(n.done) }()
-		wait := waitRedis
 		for _, l := range conf {
 			if pw, ok := strings.CutPrefix(l, "requirepass "); ok {
 				passwords.Store(addr, pw)
@@ -119,8 +136,9 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 }
 
 // passwords holds the password of the servers of topologies started with
-// one, by address, for do.
-var passwords sync.Map // string → string
+// one, by address, for do; tlsConfs the TLS configuration of those that
+// speak TLS only.
+var passwords, tlsConfs sync.Map // string → string, *tls.Config
 
 // waitAuth waits (at most 30s) until the server at addr, which has a
 // password, answers PING.
@@ -146,7 +164,9 @@ func waitAuth(addr string, done chan struct{}) error {
 func do(addr string, args ...any) (any, error) {
 	pw, _ := passwords.Load(addr)
 	pass, _ := pw.(string)
-	c := goredis.NewClient(&goredis.Options{Addr: addr, Password: pass, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
+	tc, _ := tlsConfs.Load(addr)
+	conf, _ := tc.(*tls.Config)
+	c := goredis.NewClient(&goredis.Options{Addr: addr, Password: pass, TLSConfig: conf, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
 	defer c.Close()
 	return c.Do(context.Background(), args...).Result()
 }
@@ -187,7 +207,9 @@ func info(addr, section string) map[string]string {
 
 // cmdRedisCluster is `rediscluster start NAME`, `rediscluster failover NAME
 // KEY`, `rediscluster kill NAME KEY` or `rediscluster acl NAME ARGS...`
-// (ACL SETUSER ARGS on every node).
+// (ACL SETUSER ARGS on every node). `start NAME tls` makes a cluster that
+// speaks TLS only, clients and nodes alike, its certificates made by the
+// test: $NAME_URL is rediss+cluster://…, $NAME_CA the CA's file.
 //
 // start runs six redis-server --cluster-enabled yes, joins them with
 // redis-cli --cluster create --cluster-replicas 1 (three primaries, each
@@ -199,8 +221,8 @@ func info(addr, section string) map[string]string {
 // SIGKILL to the primary that holds KEY's slot and waits until its replica
 // is the primary of the slot and every live node says ok.
 func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || (args[0] == "start") != (len(args) == 2) {
-		ts.Fatalf("usage: rediscluster start NAME | failover|kill NAME KEY | acl NAME ACL-SETUSER-ARGS...")
+	if neg || len(args) < 2 || (args[0] == "start" && (len(args) > 3 || (len(args) == 3 && args[2] != "tls"))) || (args[0] != "start" && len(args) < 3) {
+		ts.Fatalf("usage: rediscluster start NAME [tls] | failover|kill NAME KEY | acl NAME ACL-SETUSER-ARGS...")
 	}
 	for _, p := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -210,22 +232,31 @@ func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
 	verb, name := args[0], args[1]
 	nodes := topoNodes(ts)
 	if verb == "start" {
+		conf := []string{"cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 2000",
+			"cluster-replica-validity-factor 0", "cluster-allow-replica-migration no"}
+		var cli []string
+		scheme := "redis+cluster://"
+		if len(args) == 3 { // TLS: certificates made here, one for 127.0.0.1 that every node shows
+			ca, cert, key := makeTLSFiles(ts, ts.MkAbs(".cluster-"+name+"/tls"))
+			conf = append(conf, "tls "+ca+" "+cert+" "+key)
+			cli = []string{"--tls", "--cacert", ca}
+			scheme = "rediss+cluster://"
+			scriptSetenv(ts, name+"_CA", ca)
+		}
 		var all []*node
 		var addrs []string
 		for i := range 6 {
-			n := startNode(ts, "redis-server", ts.MkAbs(fmt.Sprintf(".cluster-%s/%d", name, i)),
-				"cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 2000",
-				"cluster-replica-validity-factor 0", "cluster-allow-replica-migration no")
+			n := startNode(ts, "redis-server", ts.MkAbs(fmt.Sprintf(".cluster-%s/%d", name, i)), conf...)
 			all = append(all, n)
 			addrs = append(addrs, n.addr)
 		}
-		out, err := exec.Command("redis-cli", append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "1", "--cluster-yes")...).CombinedOutput()
+		out, err := exec.Command("redis-cli", append(append(append(cli, "--cluster", "create"), addrs...), "--cluster-replicas", "1", "--cluster-yes")...).CombinedOutput()
 		if err != nil {
 			ts.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 		}
 		nodes[name] = all
 		clusterOK(ts, all, true)
-		scriptSetenv(ts, name+"_URL", "redis+cluster://"+addrs[0]+","+addrs[1])
+		scriptSetenv(ts, name+"_URL", scheme+addrs[0]+","+addrs[1])
 		scriptSetenv(ts, name+"_ADDRS", addrs[0]+","+addrs[1])
 		return
 	}
