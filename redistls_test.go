@@ -105,6 +105,19 @@ func cmdRedisTLS(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("redis-server --tls-port did not start: %v\n%s", lastErr, log)
 }
 
+// makeTLSFiles makes a CA and a certificate for 127.0.0.1 it signed, in
+// dir, and returns the files of the CA, the certificate and its key.
+func makeTLSFiles(ts *testscript.TestScript, dir string) (ca, cert, key string) {
+	ts.Check(os.MkdirAll(dir, 0o700))
+	caCert, caKey := makeCert(ts, "retry test CA", nil, nil, nil, true)
+	c, k := makeCert(ts, "redis", caCert, caKey, []net.IP{net.ParseIP("127.0.0.1")}, false)
+	ca, cert, key = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "node.pem"), filepath.Join(dir, "node.key")
+	writePEM(ts, ca, "CERTIFICATE", caCert.Raw)
+	writePEM(ts, cert, "CERTIFICATE", c.Raw)
+	writeKey(ts, key, k)
+	return ca, cert, key
+}
+
 // waitTLS waits (at most 30s) until the server at addr answers PING over
 // TLS, then adds the user cron.
 func waitTLS(addr string, conf *tls.Config, done chan struct{}) error {

@@ -4,6 +4,8 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
 	"net"
 	"os"
@@ -88,7 +90,23 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		if prog == "redis-server" {
 			lines = append(lines, "save \"\"", "appendonly no")
 		}
-		lines = append(lines, conf...)
+		wait := waitRedis
+		for _, l := range conf {
+			// "tls CA CERT KEY": TLS only, between the nodes too.
+			if f := strings.Fields(l); len(f) == 4 && f[0] == "tls" {
+				lines[1] = "port 0"
+				lines = append(lines, "tls-port "+strconv.Itoa(port), "tls-ca-cert-file "+f[1], "tls-cert-file "+f[2], "tls-key-file "+f[3],
+					"tls-auth-clients no", "tls-cluster yes", "tls-replication yes")
+				pem, err := os.ReadFile(f[1])
+				ts.Check(err)
+				pool := x509.NewCertPool()
+				pool.AppendCertsFromPEM(pem)
+				tlsConfs.Store(addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
+				wait = waitAuth
+				continue
+			}
+			lines = append(lines, l)
+		}
 		file := filepath.Join(dir, "node.conf")
 		ts.Check(os.WriteFile(file, []byte(strings.Join(lines, "\n")+"\n"), 0o600))
 		c := exec.Command(prog, file)
@@ -96,7 +114,13 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		ts.Check(c.Start())
 		n := &node{cmd: c, done: make(chan struct{}), addr: addr}
 		go func() { c.Wait(); close(n.done) }()
-		if lastErr = waitRedis(addr, n.done); lastErr == nil {
+		for _, l := range conf {
+			if pw, ok := strings.CutPrefix(l, "requirepass "); ok {
+				passwords.Store(addr, pw)
+				wait = waitAuth
+			}
+		}
+		if lastErr = wait(addr, n.done); lastErr == nil {
 			ts.Defer(func() {
 				syscall.Kill(c.Process.Pid, syscall.SIGKILL)
 				<-n.done
@@ -111,9 +135,38 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 	return nil
 }
 
-// do sends one command to the server at addr.
+// passwords holds the password of the servers of topologies started with
+// one, by address, for do; tlsConfs the TLS configuration of those that
+// speak TLS only.
+var passwords, tlsConfs sync.Map // string → string, *tls.Config
+
+// waitAuth waits (at most 30s) until the server at addr, which has a
+// password, answers PING.
+func waitAuth(addr string, done chan struct{}) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := do(addr, "ping")
+		if err == nil {
+			return nil
+		} else if time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-done:
+			return fmt.Errorf("exited")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// do sends one command to the server at addr (with its password, if it has
+// one).
 func do(addr string, args ...any) (any, error) {
-	c := goredis.NewClient(&goredis.Options{Addr: addr, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
+	pw, _ := passwords.Load(addr)
+	pass, _ := pw.(string)
+	tc, _ := tlsConfs.Load(addr)
+	conf, _ := tc.(*tls.Config)
+	c := goredis.NewClient(&goredis.Options{Addr: addr, Password: pass, TLSConfig: conf, Protocol: 2, MaxRetries: -1, DialTimeout: 5 * time.Second, ReadTimeout: 10 * time.Second})
 	defer c.Close()
 	return c.Do(context.Background(), args...).Result()
 }
@@ -154,7 +207,9 @@ func info(addr, section string) map[string]string {
 
 // cmdRedisCluster is `rediscluster start NAME`, `rediscluster failover NAME
 // KEY`, `rediscluster kill NAME KEY` or `rediscluster acl NAME ARGS...`
-// (ACL SETUSER ARGS on every node).
+// (ACL SETUSER ARGS on every node). `start NAME tls` makes a cluster that
+// speaks TLS only, clients and nodes alike, its certificates made by the
+// test: $NAME_URL is rediss+cluster://…, $NAME_CA the CA's file.
 //
 // start runs six redis-server --cluster-enabled yes, joins them with
 // redis-cli --cluster create --cluster-replicas 1 (three primaries, each
@@ -166,8 +221,8 @@ func info(addr, section string) map[string]string {
 // SIGKILL to the primary that holds KEY's slot and waits until its replica
 // is the primary of the slot and every live node says ok.
 func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || (args[0] == "start") != (len(args) == 2) {
-		ts.Fatalf("usage: rediscluster start NAME | failover|kill NAME KEY | acl NAME ACL-SETUSER-ARGS...")
+	if neg || len(args) < 2 || (args[0] == "start" && (len(args) > 3 || (len(args) == 3 && args[2] != "tls"))) || (args[0] != "start" && len(args) < 3) {
+		ts.Fatalf("usage: rediscluster start NAME [tls] | failover|kill NAME KEY | acl NAME ACL-SETUSER-ARGS...")
 	}
 	for _, p := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -177,22 +232,31 @@ func cmdRedisCluster(ts *testscript.TestScript, neg bool, args []string) {
 	verb, name := args[0], args[1]
 	nodes := topoNodes(ts)
 	if verb == "start" {
+		conf := []string{"cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 2000",
+			"cluster-replica-validity-factor 0", "cluster-allow-replica-migration no"}
+		var cli []string
+		scheme := "redis+cluster://"
+		if len(args) == 3 { // TLS: certificates made here, one for 127.0.0.1 that every node shows
+			ca, cert, key := makeTLSFiles(ts, ts.MkAbs(".cluster-"+name+"/tls"))
+			conf = append(conf, "tls "+ca+" "+cert+" "+key)
+			cli = []string{"--tls", "--cacert", ca}
+			scheme = "rediss+cluster://"
+			scriptSetenv(ts, name+"_CA", ca)
+		}
 		var all []*node
 		var addrs []string
 		for i := range 6 {
-			n := startNode(ts, "redis-server", ts.MkAbs(fmt.Sprintf(".cluster-%s/%d", name, i)),
-				"cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout 2000",
-				"cluster-replica-validity-factor 0", "cluster-allow-replica-migration no")
+			n := startNode(ts, "redis-server", ts.MkAbs(fmt.Sprintf(".cluster-%s/%d", name, i)), conf...)
 			all = append(all, n)
 			addrs = append(addrs, n.addr)
 		}
-		out, err := exec.Command("redis-cli", append(append([]string{"--cluster", "create"}, addrs...), "--cluster-replicas", "1", "--cluster-yes")...).CombinedOutput()
+		out, err := exec.Command("redis-cli", append(append(append(cli, "--cluster", "create"), addrs...), "--cluster-replicas", "1", "--cluster-yes")...).CombinedOutput()
 		if err != nil {
 			ts.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 		}
 		nodes[name] = all
 		clusterOK(ts, all, true)
-		scriptSetenv(ts, name+"_URL", "redis+cluster://"+addrs[0]+","+addrs[1])
+		scriptSetenv(ts, name+"_URL", scheme+addrs[0]+","+addrs[1])
 		scriptSetenv(ts, name+"_ADDRS", addrs[0]+","+addrs[1])
 		return
 	}
@@ -329,8 +393,8 @@ func slotNodes(ts *testscript.TestScript, addr string, slot int64) (primary, rep
 // sends SIGKILL to the current primary and waits until the sentinels name
 // the replica as the primary and it says it is one.
 func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: redissentinel start|kill NAME")
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && (args[0] != "start" || args[2] != "auth")) {
+		ts.Fatalf("usage: redissentinel start NAME [auth] | kill NAME")
 	}
 	for _, p := range []string{"redis-server", "redis-sentinel"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -342,18 +406,23 @@ func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
 	dir := func(what string) string { return ts.MkAbs(".sentinel-" + name + "/" + what) }
 	switch verb {
 	case "start":
-		primary := startNode(ts, "redis-server", dir("primary"))
+		var data, watch []string
+		if len(args) == 3 {
+			data = []string{"requirepass t0psecret", "masterauth t0psecret"}
+			watch = []string{"requirepass s3ntinel", "sentinel auth-pass main t0psecret"}
+		}
+		primary := startNode(ts, "redis-server", dir("primary"), data...)
 		host, port, _ := net.SplitHostPort(primary.addr)
-		replica := startNode(ts, "redis-server", dir("replica"), "replicaof "+host+" "+port)
+		replica := startNode(ts, "redis-server", dir("replica"), append([]string{"replicaof " + host + " " + port}, data...)...)
 		until(ts, "the replica is in sync", func() bool {
 			return info(replica.addr, "replication")["master_link_status"] == "up"
 		})
 		all := []*node{primary, replica}
 		var sentinels []string
 		for i := range 3 {
-			s := startNode(ts, "redis-sentinel", dir(fmt.Sprintf("sentinel-%d", i)),
-				"sentinel monitor main "+host+" "+port+" 2", "sentinel down-after-milliseconds main 1000",
-				"sentinel failover-timeout main 10000", "sentinel parallel-syncs main 1")
+			s := startNode(ts, "redis-sentinel", dir(fmt.Sprintf("sentinel-%d", i)), append([]string{
+				"sentinel monitor main " + host + " " + port + " 2", "sentinel down-after-milliseconds main 1000",
+				"sentinel failover-timeout main 10000", "sentinel parallel-syncs main 1"}, watch...)...)
 			all = append(all, s)
 			sentinels = append(sentinels, s.addr)
 		}

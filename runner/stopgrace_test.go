@@ -31,8 +31,8 @@ func untilStopped(t0 time.Time, got *[]stopRecord) Source {
 }
 
 // With a StopGrace (a wait's --kill-after), the deadline stops the attempt
-// that much before --max-time, or halfway to it when the attempt has less
-// than twice the grace left, and tells the source to have it ended by the
+// that much before --max-time, or a tenth of the attempt's time to it
+// before it when the attempt has less than ten times the grace left, and tells the source to have it ended by the
 // deadline itself: the run never ends past --max-time, even when the
 // command ignores SIGTERM. Without one (run), the stop comes at the
 // deadline and the source keeps its whole grace.
@@ -42,8 +42,8 @@ func TestDeadlineStopIncludesGrace(t *testing.T) {
 		maxTime, grace  time.Duration
 		stopped, stopBy time.Duration
 	}{
-		{"grace before the deadline", 10 * time.Second, 3 * time.Second, 7 * time.Second, 10 * time.Second},
-		{"halfway when the grace is longer", 2 * time.Second, 5 * time.Second, time.Second, 2 * time.Second},
+		{"grace before the deadline", 100 * time.Second, 3 * time.Second, 97 * time.Second, 100 * time.Second},
+		{"a tenth when the grace is longer", 2 * time.Second, 5 * time.Second, 1800 * time.Millisecond, 2 * time.Second},
 		{"no grace: at the deadline", 10 * time.Second, 0, 10 * time.Second, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -64,8 +64,8 @@ func TestDeadlineStopIncludesGrace(t *testing.T) {
 	}
 }
 
-// An attempt that starts late in the budget (after a delay) gets half of
-// what is left before the stop.
+// An attempt that starts late in the budget (after a delay) gets nine
+// tenths of what is left before the stop.
 func TestDeadlineStopLateAttempt(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		var got []stopRecord
@@ -81,8 +81,8 @@ func TestDeadlineStopLateAttempt(t *testing.T) {
 		s := newStrategy(constant(8 * time.Second))
 		s.MaxTime, s.StopGrace = 10*time.Second, 5*time.Second
 		s.Run(t.Context(), src)
-		if len(got) != 1 || got[0].stoppedAfter != 9*time.Second || got[0].stopBy != 10*time.Second {
-			t.Errorf("late attempt: %+v; want stopped after 9s, by 10s", got)
+		if len(got) != 1 || got[0].stoppedAfter != 9800*time.Millisecond || got[0].stopBy != 10*time.Second {
+			t.Errorf("late attempt: %+v; want stopped after 9.8s, by 10s", got)
 		}
 	})
 }

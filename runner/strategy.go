@@ -60,8 +60,8 @@ type Strategy struct {
 	// StopGrace is the most a source takes to end an attempt it was told to
 	// stop (the command source's --kill-after, its grace between SIGTERM
 	// and SIGKILL); 0 for a source that stops at once. The grace comes out
-	// of MaxTime: the deadline stops an attempt StopGrace before it (or
-	// halfway through the attempt's time to it, when that is later), and
+	// of MaxTime: the deadline stops an attempt StopGrace before it (or a
+	// tenth of the attempt's time to it before it, when that is less), and
 	// the attempt's context says by when the source must have ended it
 	// (StopBy: the deadline), so that the run never ends past MaxTime.
 	StopGrace time.Duration
@@ -560,14 +560,17 @@ func (s *Strategy) endFor(ctx context.Context, err error) (End, error) {
 
 // stopAt is when the deadline stops an attempt that started at start, for a
 // source that takes up to grace to end it: grace before the deadline, but
-// never before half the attempt's time to the deadline has passed (an
-// attempt started 1s before it, with a 5s grace, runs 0.5s and gets 0.5s to
-// end).
+// at most a tenth of the attempt's time to the deadline before it (an
+// attempt started 1s before it, with a 5s grace, runs 0.9s and gets 0.1s to
+// end). An attempt that obeys SIGTERM ends in milliseconds, so the reserve
+// is kept small: it is the poll's own time (a wait's last poll has --delay
+// to run by the waiter rule), and only an attempt that ignores SIGTERM needs
+// it, which SIGKILL at the deadline ends anyway.
 func stopAt(start, deadline time.Time, grace time.Duration) time.Time {
 	if grace <= 0 {
 		return deadline
 	}
-	return deadline.Add(-min(grace, max(deadline.Sub(start), 0)/2))
+	return deadline.Add(-min(grace, max(deadline.Sub(start), 0)/10))
 }
 
 type stopByKey struct{}

@@ -67,7 +67,10 @@ func untrusted(err error) error {
 	case r.Kind != "":
 		return fmt.Errorf("%w: %s is not a regular file (%s); remove it", ErrUntrusted, r.Path, r.Kind)
 	case r.Exposed:
+		if r.Grantee != "" { // Windows: its DACL
+			return fmt.Errorf("%w: %s %s: others may read or write it; remove it", ErrUntrusted, r.Path, r.Exposure())
+		}
 		return fmt.Errorf("%w: %s has mode %04o: group or others may read or write it; remove it (or chmod 600 it if you trust what it holds)", ErrUntrusted, r.Path, r.Mode)
 	}
-	return fmt.Errorf("%w: %s is owned by uid %d, not by this user (uid %d)", ErrUntrusted, r.Path, r.Owner, r.Me)
+	return fmt.Errorf("%w: %s is owned by %s, not by this user (%s)", ErrUntrusted, r.Path, r.OwnerText(), r.MeText())
 }

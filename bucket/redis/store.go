@@ -70,11 +70,32 @@ func (c *Client) redact(err error) error {
 		return nil
 	}
 	err = c.certFailed(err)
-	msg := err.Error()
+	msg := oneLine(err.Error())
 	if c.url.password != "" {
 		msg = strings.ReplaceAll(msg, c.url.password, "xxxxx")
 	}
+	if c.url.sentinelPassword != "" {
+		msg = strings.ReplaceAll(msg, c.url.sentinelPassword, "xxxxx")
+	}
 	return fmt.Errorf("%s: %s", c.url.redacted, msg)
+}
+
+// oneLine joins the lines of an error go-redis joined (one per sentinel
+// tried) with "; ", each said once (a line that ends one kept already is
+// left out).
+func oneLine(msg string) string {
+	if !strings.Contains(msg, "\n") {
+		return msg
+	}
+	var kept []string
+	for _, l := range strings.Split(msg, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || slices.ContainsFunc(kept, func(k string) bool { return strings.HasSuffix(k, l) }) {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "; ")
 }
 
 // The scripts are built (their SHA-1 computed) on first use, so a run

@@ -7,7 +7,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/windows"
@@ -52,7 +54,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		Dir:   c.Dir,
 		Env:   st.attemptEnv(n, maxAttempts),
 		Files: []uintptr{stdin, uintptr(outW), uintptr(errW)},
-		Sys:   &syscall.SysProcAttr{CreationFlags: flags},
+		Sys:   &syscall.SysProcAttr{CreationFlags: flags, CmdLine: cmdLine(c.Argv)},
 	}
 	job, err := newJob()
 	var pid int
@@ -244,3 +246,19 @@ func endSupervision()         {}
 // Reraise does nothing on Windows, which has no signal to die of: retry
 // exits with 128+N (130 for Ctrl-C), the same number as on Unix.
 func Reraise(syscall.Signal) {}
+
+// cmdLine is the command line of a cmd.exe /d /s /c SCRIPT (--shell on
+// Windows): SCRIPT as written, in the quotes /s strips, since cmd.exe does
+// not read the backslash escapes of Windows' argument quoting that
+// StartProcess would add. Any other argv: "" (StartProcess quotes each
+// word, as os/exec does).
+func cmdLine(argv []string) string {
+	if len(argv) != 5 || argv[1] != "/d" || argv[2] != "/s" || argv[3] != "/c" {
+		return ""
+	}
+	name := strings.TrimSuffix(strings.ToLower(filepath.Base(argv[0])), ".exe")
+	if name != "cmd" {
+		return ""
+	}
+	return syscall.EscapeArg(argv[0]) + ` /d /s /c "` + argv[4] + `"`
+}

@@ -427,8 +427,10 @@ func refused(err error) error {
 		return &RefusedError{r.Path, "is a directory: give the path of a file in it"}
 	case r.Kind != "":
 		return &RefusedError{r.Path, "is not a regular file: give the path of a regular file"}
+	case r.Exposed && r.Grantee != "": // Windows: its DACL
+		return &RefusedError{r.Path, r.Exposure() + ": others may read or write it, and retry trusts only a private state"}
 	case r.Exposed:
 		return &RefusedError{r.Path, fmt.Sprintf("has mode %04o: group or others may read or write it, and retry trusts only a private state (chmod 600 it if you trust what it holds)", r.Mode)}
 	}
-	return &RefusedError{r.Path, fmt.Sprintf("is owned by uid %d, not by you (uid %d): retry keeps its state in files of its own; remove it or give another path", r.Owner, r.Me)}
+	return &RefusedError{r.Path, fmt.Sprintf("is owned by %s, not by you (%s): retry keeps its state in files of its own; remove it or give another path", r.OwnerText(), r.MeText())}
 }

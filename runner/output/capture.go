@@ -138,12 +138,8 @@ func (c *Capture) Write(p []byte) (int, error) {
 
 // spill moves what is in memory to a new, unlinked temporary file.
 func (c *Capture) spill() error {
-	f, err := os.CreateTemp(c.dir, "retry-capture-*")
+	f, err := spillFile(c.dir)
 	if err != nil {
-		return err
-	}
-	if err := os.Remove(f.Name()); err != nil {
-		f.Close()
 		return err
 	}
 	for _, ch := range c.chunks {

@@ -17,7 +17,7 @@ func (o *Options) onRetry(p *Plan) error {
 	if strings.TrimSpace(o.Process.OnRetry) == "" {
 		return exit.Usagef("%s: want a command string to run before every retry, like 'rm -f build.lock'", o.flagName("on-retry"))
 	}
-	argv := []string{o.Process.ShellPath, "-c", o.Process.OnRetry}
+	argv := shellArgv(o.Process.ShellPath, o.Process.OnRetry)
 	if !o.Process.Shell {
 		var err error
 		if argv, err = shellwords.Split(o.Process.OnRetry); err != nil {

@@ -208,7 +208,7 @@ func core(io *iostreams.IOStreams) Options {
 		Delay:               Delay{Backoff: "exponential", Base: time.Second, Max: 20 * time.Second, Throttle: 5 * time.Second, Multiplier: 2, MaxRetryAfter: 60 * time.Second},
 		Retry:               RetryBudget{Mode: "standard", WhenEmpty: "fail"},
 		Output:              Output{LogFormat: "text"},
-		Process:             Process{ShellPath: "/bin/sh", KillAfter: 5 * time.Second},
+		Process:             Process{ShellPath: defaultShell, KillAfter: 5 * time.Second},
 		CI:                  "auto",
 		CIRetryAnnotation:   "warning",
 		CIFailureAnnotation: "error",
@@ -318,7 +318,7 @@ func (o *Options) register(fs *pflag.FlagSet, quiet string, own func()) {
 	fs.Var(enumValue{&o.CIFailureAnnotation, []string{"error", "warning"}}, "ci-failure-annotation", "GitHub: a run that does not succeed is an error annotation, or a warning (a step allowed to fail)")
 
 	fs.BoolVar(&o.Process.Shell, "shell", false, "run the one argument with the shell (--shell-path)")
-	fs.StringVar(&o.Process.ShellPath, "shell-path", "/bin/sh", "`SHELL` for --shell")
+	fs.StringVar(&o.Process.ShellPath, "shell-path", defaultShell, "`SHELL` for --shell")
 	fs.BoolVar(&o.Process.Foreground, "foreground", false, "keep the command in retry's process group (interactive commands)")
 	fs.BoolVar(&o.Process.SuperviseEarly, "supervise-early", false, "Linux: start the supervisor that ends the attempts' processes when retry is killed (SIGKILL) before the first attempt, not after 50ms of one")
 

@@ -148,7 +148,7 @@ func (o *Options) argv() ([]string, error) {
 		if len(args) != 1 {
 			return nil, exit.Usagef("--shell: give the shell command as one argument, quoted: --shell 'a && b' (got %d arguments)", len(args))
 		}
-		return []string{o.Process.ShellPath, "-c", args[0]}, nil
+		return shellArgv(o.Process.ShellPath, args[0]), nil
 	}
 	// One argument with blanks and no "--" before it is a command string;
 	// after "--" the words are argv as given ("/dir with space/prog").
