@@ -296,7 +296,7 @@ func (c *Command) setup() (*commandState, error) {
 			st.pgid = pg
 		}
 		for _, kv := range st.env {
-			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+			if v, ok := pathOf(kv); ok {
 				st.path = v
 			}
 		}

@@ -114,3 +114,6 @@ func shebang(path string) string {
 }
 
 // process is one attempt's leader and, through its process group and
+
+// pathOf returns the value of kv, an environment entry, when it is PATH.
+func pathOf(kv string) (string, bool) { return strings.CutPrefix(kv, "PATH=") }

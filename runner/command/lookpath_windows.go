@@ -100,3 +100,13 @@ func startError(name, path, dir string, err error) *StartError {
 	}
 	return &StartError{Name: name, Err: err, Code: 126}
 }
+
+// pathOf returns the value of kv, an environment entry, when it is PATH,
+// whatever its case: Windows spells it Path, and its variable names are
+// case-insensitive.
+func pathOf(kv string) (string, bool) {
+	if len(kv) > 5 && strings.EqualFold(kv[:5], "PATH=") {
+		return kv[5:], true
+	}
+	return "", false
+}
