@@ -96,7 +96,10 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 			if f := strings.Fields(l); len(f) == 4 && f[0] == "tls" {
 				lines[1] = "port 0"
 				lines = append(lines, "tls-port "+strconv.Itoa(port), "tls-ca-cert-file "+f[1], "tls-cert-file "+f[2], "tls-key-file "+f[3],
-					"tls-auth-clients no", "tls-cluster yes", "tls-replication yes")
+					"tls-auth-clients no", "tls-replication yes")
+				if prog == "redis-server" {
+					lines = append(lines, "tls-cluster yes")
+				}
 				pem, err := os.ReadFile(f[1])
 				ts.Check(err)
 				pool := x509.NewCertPool()
@@ -393,8 +396,8 @@ func slotNodes(ts *testscript.TestScript, addr string, slot int64) (primary, rep
 // sends SIGKILL to the current primary and waits until the sentinels name
 // the replica as the primary and it says it is one.
 func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && (args[0] != "start" || args[2] != "auth")) {
-		ts.Fatalf("usage: redissentinel start NAME [auth] | kill NAME")
+	if neg || len(args) < 2 || len(args) > 3 || (len(args) == 3 && (args[0] != "start" || (args[2] != "auth" && args[2] != "tls"))) {
+		ts.Fatalf("usage: redissentinel start NAME [auth|tls] | kill NAME")
 	}
 	for _, p := range []string{"redis-server", "redis-sentinel"} {
 		if _, err := exec.LookPath(p); err != nil {
@@ -407,9 +410,17 @@ func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
 	switch verb {
 	case "start":
 		var data, watch []string
-		if len(args) == 3 {
+		scheme := "redis+sentinel://"
+		switch {
+		case len(args) == 3 && args[2] == "auth":
 			data = []string{"requirepass t0psecret", "masterauth t0psecret"}
 			watch = []string{"requirepass s3ntinel", "sentinel auth-pass main t0psecret"}
+		case len(args) == 3: // TLS only, certificates made here: one for 127.0.0.1 that every node shows
+			ca, cert, key := makeTLSFiles(ts, dir("tls"))
+			data = []string{"tls " + ca + " " + cert + " " + key}
+			watch = data
+			scheme = "rediss+sentinel://"
+			scriptSetenv(ts, name+"_CA", ca)
 		}
 		primary := startNode(ts, "redis-server", dir("primary"), data...)
 		host, port, _ := net.SplitHostPort(primary.addr)
@@ -436,7 +447,7 @@ func cmdRedisSentinel(ts *testscript.TestScript, neg bool, args []string) {
 			return true
 		})
 		nodes[name] = all
-		scriptSetenv(ts, name+"_URL", "redis+sentinel://"+strings.Join(sentinels, ",")+"/main")
+		scriptSetenv(ts, name+"_URL", scheme+strings.Join(sentinels, ",")+"/main")
 	case "kill":
 		all := nodes[name]
 		if all == nil {

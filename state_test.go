@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -98,26 +100,35 @@ func redisState(ts *testscript.TestScript, raw string) map[string]string {
 	key := parts[len(parts)-1]
 	parts = parts[:len(parts)-1]
 	var c goredis.UniversalClient
-	switch u.Scheme {
-	case "redis+cluster":
+	// rediss…: TLS, verified against the CA the script names.
+	var conf *tls.Config
+	if strings.HasPrefix(u.Scheme, "rediss") {
+		pem, err := os.ReadFile(ts.Getenv("RETRY_REDIS_CACERT"))
+		ts.Check(err)
+		pool := x509.NewCertPool()
+		pool.AppendCertsFromPEM(pem)
+		conf = &tls.Config{RootCAs: pool}
+	}
+	switch strings.TrimPrefix(strings.TrimPrefix(u.Scheme, "rediss"), "redis") {
+	case "+cluster":
 		// On a cluster, the key's name is a hash tag: the hash and the
 		// lock in one slot.
 		key = "{" + key + "}"
-		c = goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(u.Host, ","), Protocol: 2})
-	case "redis+sentinel":
+		c = goredis.NewClusterClient(&goredis.ClusterOptions{Addrs: strings.Split(u.Host, ","), Protocol: 2, TLSConfig: conf})
+	case "+sentinel":
 		db := 0
 		if len(parts) == 2 {
 			db, err = strconv.Atoi(parts[1])
 			ts.Check(err)
 		}
-		c = goredis.NewFailoverClient(&goredis.FailoverOptions{MasterName: parts[0], SentinelAddrs: strings.Split(u.Host, ","), DB: db, Protocol: 2})
+		c = goredis.NewFailoverClient(&goredis.FailoverOptions{MasterName: parts[0], SentinelAddrs: strings.Split(u.Host, ","), DB: db, Protocol: 2, TLSConfig: conf})
 	default:
 		db := 0
 		if len(parts) == 1 {
 			db, err = strconv.Atoi(parts[0])
 			ts.Check(err)
 		}
-		c = goredis.NewClient(&goredis.Options{Addr: u.Host, DB: db, Protocol: 2})
+		c = goredis.NewClient(&goredis.Options{Addr: u.Host, DB: db, Protocol: 2, TLSConfig: conf})
 	}
 	defer c.Close()
 	ctx := context.Background()
