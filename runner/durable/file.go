@@ -226,7 +226,7 @@ func (fl *File) replace(b []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, fl.path); err != nil {
+	if err := renameOver(f, tmp, fl.path, fl.f); err != nil {
 		_ = syscall.Unlink(tmp) // if it stays, the next write's sweep removes it
 		f.Close()
 		return err

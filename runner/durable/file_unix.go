@@ -12,3 +12,9 @@ import (
 func createTemp(name string) (*os.File, error) {
 	return os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 }
+
+// renameOver puts the new file f (named tmp) at path, over the file held
+// there: rename(2), atomic, the held file open all along.
+func renameOver(f *os.File, tmp, path string, held *os.File) error {
+	return os.Rename(tmp, path)
+}

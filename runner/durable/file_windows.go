@@ -3,6 +3,10 @@ package durable
 import (
 	"errors"
 	"os"
+	"path/filepath"
+	"unsafe"
+
+	"golang.org/x/sys/windows"
 
 	"github.com/retry-dev/retry/privatefile"
 )
@@ -25,3 +29,55 @@ func linkTmpfile(*os.File, string) error { return errNoTmpfile }
 
 // datasync makes the new file f durable: File.Sync, FlushFileBuffers.
 func datasync(f *os.File) error { return f.Sync() }
+
+// renameOver puts the new file f (named tmp) at path, over the file held
+// there, which this invocation has open and locked. Windows refuses
+// MoveFileEx over an open file; a rename with POSIX semantics
+// (SetFileInformationByHandle, FileRenameInfoEx with
+// FILE_RENAME_FLAG_POSIX_SEMANTICS, Windows 10 1709 and later) replaces
+// it while it is open, as rename(2) does, f's lock held throughout. Where
+// that is not there (older Windows; Wine 8 answers "invalid parameter"),
+// the held file is closed and then replaced: between the two another
+// invocation may lock the old file for a moment, and its check that the
+// path still names what it locked (privatefile.Same) sends it to the new,
+// locked one.
+func renameOver(f *os.File, tmp, path string, held *os.File) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	name, err := windows.UTF16FromString(abs)
+	if err != nil {
+		return err
+	}
+	// FILE_RENAME_INFO: Flags, RootDirectory, FileNameLength, FileName.
+	type renameInfo struct {
+		Flags          uint32
+		RootDirectory  windows.Handle
+		FileNameLength uint32
+		FileName       [1]uint16
+	}
+	size := int(unsafe.Offsetof(renameInfo{}.FileName)) + len(name)*2
+	buf := make([]byte, size)
+	ri := (*renameInfo)(unsafe.Pointer(&buf[0]))
+	ri.Flags = windows.FILE_RENAME_REPLACE_IF_EXISTS | windows.FILE_RENAME_POSIX_SEMANTICS
+	ri.FileNameLength = uint32((len(name) - 1) * 2)
+	copy(unsafe.Slice(&ri.FileName[0], len(name)), name)
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var serr error
+	if err := rc.Control(func(h uintptr) {
+		serr = windows.SetFileInformationByHandle(windows.Handle(h), windows.FileRenameInfoEx, &buf[0], uint32(size))
+	}); err != nil {
+		return err
+	}
+	if serr == nil {
+		return nil
+	}
+	if held != nil {
+		held.Close()
+	}
+	return os.Rename(tmp, path)
+}
