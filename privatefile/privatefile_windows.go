@@ -63,9 +63,7 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 	case os.O_WRONLY:
 		access = windows.GENERIC_WRITE
 	case os.O_RDWR:
-		// DELETE too: a new --state file is renamed into place by its
-		// handle (runner/durable).
-		access = windows.GENERIC_READ | windows.GENERIC_WRITE | windows.DELETE
+		access = windows.GENERIC_READ | windows.GENERIC_WRITE
 	}
 	var disposition uint32 = windows.OPEN_EXISTING
 	var sa *windows.SecurityAttributes

@@ -61,7 +61,7 @@ func notJSONObject(waiter string) func(env *acceptor.Env) acceptor.MatchResult {
 			case '{':
 				return acceptor.MatchResult{Value: "a JSON object"}
 			}
-			br.UnreadByte()
+			_ = br.UnreadByte() // the byte just read: cannot fail
 			start, _ := br.Peek(40)
 			return acceptor.MatchResult{Matched: true, Value: "not a JSON object",
 				Detail: fmt.Sprintf("k8s:%s reads kubectl get … -o json, and stdout is not a JSON object (it starts %s): add -o json to the command", waiter, quoteStart(start))}

@@ -116,7 +116,6 @@ func parse(raw string) (*URL, string, error) {
 	}
 	redactedUser := ""
 	if pu.User != nil {
-		redactedUser = pu.User.Username()
 		if u.passwordInURL {
 			redactedUser = url.UserPassword(u.user, "xxxxx").String()
 		} else {

@@ -41,7 +41,7 @@ func datasync(f *os.File) error { return f.Sync() }
 // invocation may lock the old file for a moment, and its check that the
 // path still names what it locked (privatefile.Same) sends it to the new,
 // locked one.
-func renameOver(f *os.File, tmp, path string, held *os.File) error {
+func renameOver(_ *os.File, tmp, path string, held *os.File) error {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return err
@@ -63,18 +63,21 @@ func renameOver(f *os.File, tmp, path string, held *os.File) error {
 	ri.Flags = windows.FILE_RENAME_REPLACE_IF_EXISTS | windows.FILE_RENAME_POSIX_SEMANTICS
 	ri.FileNameLength = uint32((len(name) - 1) * 2)
 	copy(unsafe.Slice(&ri.FileName[0], len(name)), name)
-	rc, err := f.SyscallConn()
+	// A handle with DELETE access, opened only for the rename: held open,
+	// DELETE access would make every open without FILE_SHARE_DELETE (most
+	// programs' reads of the state) fail.
+	tp, err := windows.UTF16PtrFromString(tmp)
 	if err != nil {
 		return err
 	}
-	var serr error
-	if err := rc.Control(func(h uintptr) {
-		serr = windows.SetFileInformationByHandle(windows.Handle(h), windows.FileRenameInfoEx, &buf[0], uint32(size))
-	}); err != nil {
-		return err
-	}
+	h, serr := windows.CreateFile(tp, windows.DELETE|windows.SYNCHRONIZE,
+		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 	if serr == nil {
-		return nil
+		serr = windows.SetFileInformationByHandle(h, windows.FileRenameInfoEx, &buf[0], uint32(size))
+		windows.CloseHandle(h)
+		if serr == nil {
+			return nil
+		}
 	}
 	if held != nil {
 		held.Close()

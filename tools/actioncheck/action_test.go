@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strings"
 	"syscall"
@@ -414,9 +413,6 @@ func TestActionRunsLocally(t *testing.T) {
 // the archive for the runner's OS and architecture is checked against
 // checksums.txt, and a mismatch fails the step.
 func TestActionDownloadsRelease(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("bash steps")
-	}
 	a := loadAction(t)
 	archive := tarGz(t, "retry", "#!/bin/sh\necho 'retry version 9.8.7'\n")
 	sum := fmt.Sprintf("%x", sha256.Sum256(archive))
