@@ -359,9 +359,12 @@ func stateFileError(path string, err error) error {
 	var corrupt *durable.CorruptError
 	var refused *durable.RefusedError
 	var unreachable *redisstore.UnreachableError
+	var fenced *redisstore.FencedError
 	switch {
 	case errors.Is(err, durable.ErrBusy):
 		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: busy: another retry is making an attempt of this sequence", path)}
+	case errors.As(err, &fenced):
+		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: busy: %v", path, err)}
 	case errors.As(err, &unreachable):
 		return &exit.Error{Code: exit.TempFail, Msg: fmt.Sprintf("%s: %v", path, err)}
 	case errors.As(err, &corrupt):

@@ -75,7 +75,7 @@ return 1
 `}
 
 // showScript returns {the lock's value (empty when free), the hash's expiry in
-// ms, HGETALL}.
+// ms, HGETALL, the fence's value (empty when none)}.
 var showScript = redis.LazyScript{Src: `
-return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[2]), redis.call('HGETALL', KEYS[2])}
+return {redis.call('GET', KEYS[1]) or '', redis.call('PTTL', KEYS[2]), redis.call('HGETALL', KEYS[2]), redis.call('GET', KEYS[3]) or ''}
 `}

@@ -411,7 +411,8 @@ func (s *Store) Close() error {
 type Info struct {
 	State *durable.State // nil: none
 	// Held: an invocation holds the lock (an attempt runs, or is about
-	// to); not a lock whose holder died on this machine.
+	// to), or its fence (its lock expired during the attempt, which may
+	// still run); not one whose holder died on this machine.
 	Held bool
 	// TTL is how long the key lives without another write (0: no expiry).
 	TTL time.Duration
@@ -430,10 +431,15 @@ func Read(k *Key) (Info, error) {
 		return Info{}, classify(c, err)
 	}
 	r, ok := v.([]any)
-	if !ok || len(r) != 3 {
+	if !ok || len(r) != 4 {
 		return Info{}, c.Redact(fmt.Errorf("unexpected reply %v", v))
 	}
+	// Held: the lock, or else the fence of a holder whose lock expired
+	// during its attempt (it may still run), unless its process died here.
 	lock, _ := r[0].(string)
+	if lock == "" {
+		lock, _ = r[3].(string)
+	}
 	held := lock != ""
 	if h, ok := parseHolder(lock); ok && h.diedHere(self()) {
 		held = false
