@@ -87,7 +87,7 @@ func Open(path string, flag int, perm os.FileMode) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: err}
 	}
 	if err := checkHandle(path, h); err != nil {
-		windows.CloseHandle(h)
+		_ = windows.CloseHandle(h)
 		return nil, err
 	}
 	f := os.NewFile(uintptr(h), path)

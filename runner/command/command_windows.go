@@ -62,7 +62,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	if err == nil {
 		pid, handle, err = syscall.StartProcess(path, c.Argv, attr)
 		if err != nil {
-			windows.CloseHandle(job)
+			_ = windows.CloseHandle(job)
 		}
 	}
 	closeHandle(outW)
@@ -78,8 +78,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		}
 		if err != nil {
 			_ = windows.TerminateProcess(windows.Handle(handle), TerminatedExitCode)
-			windows.CloseHandle(job)
-			windows.CloseHandle(windows.Handle(handle))
+			_ = windows.CloseHandle(job)
+			_ = windows.CloseHandle(windows.Handle(handle))
 			err = fmt.Errorf("job object: %w", err)
 		}
 	}
@@ -156,14 +156,7 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 	}
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return strconv.Itoa(n) + " " + word + "es"
-}
-
-func closeHandle(h int) { windows.CloseHandle(windows.Handle(h)) }
+func closeHandle(h int) { _ = windows.CloseHandle(windows.Handle(h)) }
 
 // pipe returns a pipe whose parent end is an *os.File opened for
 // overlapped I/O (so that read deadlines and Close interrupt its reads:
@@ -190,7 +183,7 @@ func pipe(parentReads bool) (parent *os.File, child int, err error) {
 	}
 	client, err := windows.CreateFile(p, childAccess, 0, nil, windows.OPEN_EXISTING, 0, 0)
 	if err != nil {
-		windows.CloseHandle(server)
+		_ = windows.CloseHandle(server)
 		return nil, -1, os.NewSyscallError("CreateFile", err)
 	}
 	return os.NewFile(uintptr(server), name), int(client), nil

@@ -60,7 +60,7 @@ func newJob() (windows.Handle, error) {
 	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
 	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
 		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
+		_ = windows.CloseHandle(job)
 		return 0, err
 	}
 	return job, nil
@@ -74,7 +74,7 @@ func resume(pid int) error {
 	if err != nil {
 		return err
 	}
-	defer windows.CloseHandle(snap)
+	defer func() { _ = windows.CloseHandle(snap) }()
 	te := windows.ThreadEntry32{Size: uint32(unsafe.Sizeof(windows.ThreadEntry32{}))}
 	resumed := false
 	for err = windows.Thread32First(snap, &te); err == nil; err = windows.Thread32Next(snap, &te) {
@@ -86,7 +86,7 @@ func resume(pid int) error {
 			return err
 		}
 		_, err = windows.ResumeThread(th)
-		windows.CloseHandle(th)
+		_ = windows.CloseHandle(th)
 		if err != nil {
 			return err
 		}
@@ -192,8 +192,8 @@ func (p *process) sweep() int {
 	if left > 0 {
 		p.terminate()
 	}
-	windows.CloseHandle(p.job)
-	windows.CloseHandle(p.handle)
+	_ = windows.CloseHandle(p.job)
+	_ = windows.CloseHandle(p.handle)
 	return left
 }
 

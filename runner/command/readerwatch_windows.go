@@ -22,7 +22,5 @@ func (readerGone) Unwrap() error { return syscall.EPIPE }
 type readerWatch struct{}
 
 func watchReader(*os.File) *readerWatch  { return nil }
-func (w *readerWatch) attempt(func())    {}
-func (w *readerWatch) readerGone() bool  { return false }
 func (w *readerWatch) stop()             {}
 func heldStdoutLost(*readerWatch, *pump) {}

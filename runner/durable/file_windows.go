@@ -74,7 +74,7 @@ func renameOver(_ *os.File, tmp, path string, held *os.File) error {
 		windows.FILE_SHARE_READ|windows.FILE_SHARE_WRITE|windows.FILE_SHARE_DELETE, nil, windows.OPEN_EXISTING, windows.FILE_FLAG_OPEN_REPARSE_POINT, 0)
 	if serr == nil {
 		serr = windows.SetFileInformationByHandle(h, windows.FileRenameInfoEx, &buf[0], uint32(size))
-		windows.CloseHandle(h)
+		_ = windows.CloseHandle(h)
 		if serr == nil {
 			return nil
 		}
