@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"golang.org/x/sys/unix"
 )
 
 // Scripts never write to the machine's /dev/null or /dev/full: a bug of
@@ -38,13 +37,6 @@ func cmdMkdev(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("mkdev: unknown device %q; want null or full", args[1])
 	}
 	ts.Check(mkdev(ts.MkAbs(args[0]), dev))
-}
-
-func mkdev(path string, dev [2]uint32) error {
-	if err := unix.Mknod(path, unix.S_IFCHR|0o666, int(unix.Mkdev(dev[0], dev[1]))); err != nil {
-		return &os.PathError{Op: "mknod", Path: path, Err: err}
-	}
-	return os.Chmod(path, 0o666) // past the umask
 }
 
 // canMknod reports whether this test can make device nodes: root with

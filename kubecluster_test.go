@@ -247,7 +247,7 @@ func (c *kubeCluster) spawn(ts *testscript.TestScript, name string, args ...stri
 	cmd := exec.Command(c.bins[name], args...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	// Killed with the test process, should it die first.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = dieWithTest()
 	ts.Check(cmd.Start())
 	c.procs[name] = cmd
 }

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"golang.org/x/sys/unix"
 )
 
 // Script commands for retry's own stdout when its reader stalls or goes
@@ -87,11 +86,11 @@ func cmdWaitFull(ts *testscript.TestScript, neg bool, args []string) {
 	if r == nil {
 		ts.Fatalf("no stalled process %s", args[0])
 	}
-	size, err := unix.FcntlInt(r.Fd(), unix.F_GETPIPE_SZ, 0)
+	size, err := pipeCapacity(r)
 	ts.Check(err)
 	deadline := time.Now().Add(time.Minute)
 	for {
-		n, err := unix.IoctlGetInt(int(r.Fd()), unix.TIOCINQ) // FIONREAD
+		n, err := pipeBuffered(r)
 		ts.Check(err)
 		if n >= size {
 			return
