@@ -102,22 +102,6 @@ func (p *process) killNow(cause error) bool {
 	return true
 }
 
-// graceLeft is the grace a stop at now gives: p.grace, cut to what is
-// left before killBy; negative for none (SIGKILL at once).
-func (p *process) graceLeft(now time.Time) time.Duration {
-	g := p.grace
-	if g < 0 || p.killBy.IsZero() {
-		return g
-	}
-	if left := p.killBy.Sub(now); left < g {
-		g = left
-	}
-	if g <= 0 {
-		return -1
-	}
-	return g
-}
-
 func (p *process) stoppedBy() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()

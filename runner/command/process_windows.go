@@ -205,19 +205,3 @@ type jobAccounting struct {
 	TotalPageFaultCount, TotalProcesses, ActiveProcesses uint32
 	TotalTerminatedProcesses                             uint32
 }
-
-// graceLeft is the grace a stop at now gives: p.grace, cut to what is
-// left before killBy; negative for none (TerminateJobObject at once).
-func (p *process) graceLeft(now time.Time) time.Duration {
-	g := p.grace
-	if g < 0 || p.killBy.IsZero() {
-		return g
-	}
-	if left := p.killBy.Sub(now); left < g {
-		g = left
-	}
-	if g <= 0 {
-		return -1
-	}
-	return g
-}
