@@ -332,13 +332,17 @@ func userFlag(f string) bool {
 	return false
 }
 
-// attachedUser hides the password of "-uUSER:PASSWORD".
+// attachedUser hides the password of "-uUSER:PASSWORD", as argValue does
+// for "-u USER:PASSWORD": the same rule for both spellings, so a password
+// that starts with "//" goes too (-uA://x → -uA:REDACTED); a tool whose -U
+// takes a URL loses that URL's text after the scheme in the echo, the
+// safer side.
 func attachedUser(a string) (string, bool) {
 	if len(a) < 4 || a[0] != '-' || (a[1] != 'u' && a[1] != 'U') {
 		return "", false
 	}
 	u, p, ok := strings.Cut(a[2:], ":")
-	if !ok || p == "" || u == "" || strings.HasPrefix(p, "//") {
+	if !ok || p == "" || u == "" {
 		return "", false
 	}
 	return a[:2] + u + ":" + Placeholder, true

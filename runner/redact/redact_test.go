@@ -129,6 +129,14 @@ func TestRedactArgv(t *testing.T) {
 	if in[2] != "Authorization: Bearer S" {
 		t.Errorf("Argv modified its argument")
 	}
+	// -u USER:PASSWORD and -uUSER:PASSWORD follow one rule, a password
+	// that starts with "//" too (FuzzRedactShapes found the attached
+	// spelling kept it).
+	in = []string{"curl", "-u", "A://S6", "-uA://S7", "-Ubob:S8"}
+	want = []string{"curl", "-u", "A:REDACTED", "-uA:REDACTED", "-Ubob:REDACTED"}
+	if got := Argv(in); !reflect.DeepEqual(got, want) {
+		t.Errorf("Argv = %q\nwant %q", got, want)
+	}
 }
 
 func TestSecretNames(t *testing.T) {
