@@ -28,34 +28,6 @@ func init() {
 	scriptCommands["waitdue"] = cmdWaitDue
 }
 
-// touchwaitMain is `touchwait CREATE WAITFOR [CODE]`: it creates the file
-// CREATE, waits (at most a minute) until WAITFOR exists, and exits with
-// CODE (0). It prints RETRY_ATTEMPT on stdout first.
-func touchwaitMain() {
-	if len(os.Args) < 3 {
-		fmt.Fprintln(os.Stderr, "usage: touchwait CREATE WAITFOR [CODE]")
-		os.Exit(2)
-	}
-	fmt.Printf("attempt %s\n", os.Getenv("RETRY_ATTEMPT"))
-	if err := os.WriteFile(os.Args[1], nil, 0o644); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	deadline := time.Now().Add(time.Minute)
-	for !fileExists(os.Args[2]) {
-		if time.Now().After(deadline) {
-			fmt.Fprintf(os.Stderr, "touchwait: %s did not appear within a minute\n", os.Args[2])
-			os.Exit(2)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	code := 0
-	if len(os.Args) > 3 {
-		code, _ = strconv.Atoi(os.Args[3])
-	}
-	os.Exit(code)
-}
-
 // cmdWaitDue is `waitdue FILE|URL`: it waits until the next attempt of the
 // sequence in the state FILE (or the Redis key of a redis://HOST:PORT/KEY)
 // is due — it reads scheduled_at from the state, so scripts synchronise on

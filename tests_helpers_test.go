@@ -8,16 +8,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // Script commands that stand in for host tools (wc -l, sed | uniq -c,
@@ -206,53 +202,3 @@ func cmdCombined(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	fmt.Fprintf(ts.Stdout(), "%sstatus %d\n", out.Bytes(), code)
 }
-
-// scriptSetNames are the variables a script sets with env (or envfile) that
-// the test process may not have: the commands we start (status, start,
-// iostatus, combined) pass them on, as exec does. Found by reading the
-// script's env lines, so no list of names is kept by hand; cached per
-// script.
-func scriptSetNames(ts *testscript.TestScript) []string {
-	if v, ok := setNames.Load(ts.Name()); ok {
-		return v.([]string)
-	}
-	// testscript's own variables and the ones Setup adds.
-	names := []string{"WORK", "HOME", "TMPDIR", "PATH", "TESTSCRIPT_COMMAND", "WAITERS", "RETRY_STATE_DIR"}
-	b, err := os.ReadFile(filepath.Join("testdata", "script", ts.Name()+".txtar"))
-	ts.Check(err)
-	for _, line := range strings.Split(string(txtar.Parse(b).Comment), "\n") {
-		line = strings.TrimSpace(line)
-		for strings.HasPrefix(line, "[") { // a condition: [race] env X=1
-			_, line, _ = strings.Cut(line, "]")
-			line = strings.TrimSpace(line)
-		}
-		fields := strings.Fields(line)
-		switch {
-		case len(fields) >= 2 && fields[0] == "env":
-			for _, f := range fields[1:] {
-				if k, _, ok := strings.Cut(f, "="); ok {
-					names = append(names, k)
-				}
-			}
-		case len(fields) == 3 && fields[0] == "envfile":
-			names = append(names, fields[1])
-		}
-	}
-	slices.Sort(names)
-	names = slices.Compact(names)
-	setNames.Store(ts.Name(), names)
-	return names
-}
-
-var setNames sync.Map // script name → []string
-
-// scriptSetenv sets a variable for the rest of the script, as env does, for
-// custom commands (motoserver's AWS_*, httpserver's NAME_URL, …); the
-// commands we start get it too.
-func scriptSetenv(ts *testscript.TestScript, k, v string) {
-	ts.Setenv(k, v)
-	m, _ := cmdSetNames.LoadOrStore(ts, &sync.Map{})
-	m.(*sync.Map).Store(k, true)
-}
-
-var cmdSetNames sync.Map // *testscript.TestScript → *sync.Map of names

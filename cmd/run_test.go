@@ -21,6 +21,7 @@ import (
 	"github.com/retry-dev/retry/cmd/internal/exit"
 	"github.com/retry-dev/retry/cmd/internal/iostreams"
 	"github.com/retry-dev/retry/cmd/internal/plan"
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -94,7 +95,7 @@ func matchLines(t *testing.T, what, s string, patterns ...string) {
 // last attempt's stdout on stdout (not a terminal: final mode).
 func TestRunSucceedsOnThirdAttempt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	ios, out, errOut := testIO()
 	args := append([]string{"-n", "5", "-d", "0", "--"}, counter(dir, `echo "out $n"; echo "err $n" >&2; [ $n -ge 3 ]`)...)
 	p := parsePlan(t, false, ios, args...)
@@ -167,7 +168,7 @@ func TestUsageErrorRunsNothing(t *testing.T) {
 	} {
 		t.Run(strings.Join(c.args[:3], " "), func(t *testing.T) {
 			t.Parallel()
-			dir := t.TempDir()
+			dir := testdir.New(t)
 			proc := &process{adoptOrphans: func() error { t.Error("the subreaper was switched on for a refused command line"); return nil }}
 			var args []string
 			for _, a := range c.args {
@@ -229,7 +230,7 @@ func TestRunURLRetriesServerError(t *testing.T) {
 // matches the success acceptor, and writes that output.
 func TestWaitReadsJSONFromCommand(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	args := append([]string{"wait", "-d", "0", "-n", "5", "--success", "status=ready"},
 		counter(dir, `if [ $n -ge 3 ]; then echo '{"status":"ready","n":'$n'}'; else echo '{"status":"pending"}'; fi`)...)
 	status, stdout, stderr := runArgs(t, context.Background(), nil, args...)
@@ -251,7 +252,7 @@ func TestWaitReadsJSONFromCommand(t *testing.T) {
 // does on that signal (128+N).
 func TestCancelStopsTheAttempt(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	defer cancel(nil)
 	go func() {
@@ -312,7 +313,7 @@ func TestSubreaperOnlyForCommands(t *testing.T) {
 // is what the attempts read, the first as it comes and the second replayed.
 func TestStreamsReachTheAttempts(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -343,7 +344,7 @@ func TestStreamsReachTheAttempts(t *testing.T) {
 // read leaves the log file as it was.
 func TestRefusedRunLeavesLogFile(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	logFile := filepath.Join(dir, "retry.log")
 	if err := os.WriteFile(logFile, []byte("kept\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -365,7 +366,7 @@ func TestRefusedRunLeavesLogFile(t *testing.T) {
 func TestEnvironmentComesFromIOStreams(t *testing.T) {
 	t.Parallel()
 	for _, tty := range []bool{false, true} {
-		dir := t.TempDir()
+		dir := testdir.New(t)
 		ios, _, errOut := testIO("RETRY_ATTEMPTS=2", "RETRY_DELAY=0", "GITHUB_ACTIONS=true")
 		ios.StderrIsTerminal = tty
 		status := run(context.Background(), append([]string{"run"}, counter(dir, "exit 3")...), ios, nil)

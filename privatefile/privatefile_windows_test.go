@@ -11,6 +11,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/windows"
+
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // The Windows tests of privatefile, run under Wine in CI (.ci/run). A
@@ -39,26 +41,9 @@ func holdLock(path, dir string) int {
 	}
 }
 
-func tempDir(t *testing.T) string {
-	// Not t.TempDir: its RemoveAll fails under Wine 8 (it deletes with
-	// POSIX semantics, which Wine 8 does not implement).
-	dir, err := os.MkdirTemp("", "privatefile-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-		os.Remove(dir)
-	})
-	return dir
-}
-
 // A file Open creates has a protected DACL with one entry: the user's.
 func TestWindowsCreatedPrivate(t *testing.T) {
-	path := filepath.Join(tempDir(t), "state")
+	path := filepath.Join(testdir.New(t), "state")
 	f, err := Open(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +79,7 @@ func TestWindowsCreatedPrivate(t *testing.T) {
 
 // A file whose DACL also lets Everyone in is refused, and named so.
 func TestWindowsDACLGrantingOthersRefused(t *testing.T) {
-	path := filepath.Join(tempDir(t), "state")
+	path := filepath.Join(testdir.New(t), "state")
 	if err := os.WriteFile(path, []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +109,7 @@ func TestWindowsDACLGrantingOthersRefused(t *testing.T) {
 // lock, TryLock says ErrWouldBlock and the file still reads (the lock's
 // byte lies past the data); once it lets go, Lock takes it.
 func TestWindowsLockBetweenProcesses(t *testing.T) {
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	path := filepath.Join(dir, "state")
 	if err := os.WriteFile(path, []byte("held"), 0o600); err != nil {
 		t.Fatal(err)
@@ -166,7 +151,7 @@ func TestWindowsLockBetweenProcesses(t *testing.T) {
 
 // Open refuses what is not a regular file: a directory.
 func TestWindowsDirectoryRefused(t *testing.T) {
-	_, err := Open(tempDir(t), os.O_RDWR|os.O_CREATE, 0o600)
+	_, err := Open(testdir.New(t), os.O_RDWR|os.O_CREATE, 0o600)
 	if r, ok := IsRefusal(err); !ok || !r.Dir {
 		t.Fatalf("Open of a directory: %v, want a refusal", err)
 	}

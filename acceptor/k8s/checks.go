@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -112,15 +113,46 @@ func kubeconfigMissing() (string, bool) {
 		}
 		return "KUBECONFIG=" + v + " names no file that exists", true
 	}
-	home, err := os.UserHomeDir()
-	if err != nil {
+	homes := kubeHomes()
+	if len(homes) == 0 {
 		return "KUBECONFIG is unset and there is no home directory", true
 	}
-	f := filepath.Join(home, ".kube", "config")
-	if _, err := os.Stat(f); err == nil {
-		return "", false
+	var looked []string
+	for _, h := range homes {
+		f := filepath.Join(h, ".kube", "config")
+		if _, err := os.Stat(f); err == nil {
+			return "", false
+		}
+		looked = append(looked, f)
 	}
-	return "KUBECONFIG is unset and " + f + " does not exist", true
+	if len(looked) == 1 {
+		return "KUBECONFIG is unset and " + looked[0] + " does not exist", true
+	}
+	return "KUBECONFIG is unset and none of " + strings.Join(looked, ", ") + " exists", true
+}
+
+// kubeHomes lists the home directories where kubectl looks for
+// .kube/config, as client-go's homedir.HomeDir does: $HOME on Unix; on
+// Windows %HOME% (Git Bash sets it), %HOMEDRIVE%%HOMEPATH% and
+// %USERPROFILE%, the first holding .kube\config winning.
+func kubeHomes() []string {
+	if runtime.GOOS != "windows" {
+		if h := os.Getenv("HOME"); h != "" {
+			return []string{h}
+		}
+		return nil
+	}
+	drivePath := ""
+	if d, p := os.Getenv("HOMEDRIVE"), os.Getenv("HOMEPATH"); d != "" && p != "" {
+		drivePath = d + p
+	}
+	var homes []string
+	for _, h := range []string{os.Getenv("HOME"), drivePath, os.Getenv("USERPROFILE")} {
+		if h != "" && !slices.Contains(homes, h) {
+			homes = append(homes, h)
+		}
+	}
+	return homes
 }
 
 // holdsObject reports whether stdout holds an object: it is not blank and

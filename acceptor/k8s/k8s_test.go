@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/acceptor/jmes"
 	"github.com/retry-dev/retry/acceptor/waitermodel"
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // The objects of testdata are kubectl get -o json output, one file per
@@ -406,7 +408,7 @@ func BenchmarkWaiter(b *testing.B) {
 // (a configured server that is starting) or when the refused server is
 // another.
 func TestNoKubeconfig(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	config := filepath.Join(dir, "config")
 	if err := os.WriteFile(config, []byte("apiVersion: v1\nkind: Config\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -415,6 +417,12 @@ func TestNoKubeconfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sep := string(filepath.ListSeparator)
+	// Windows' kubectl also looks in %HOMEDRIVE%%HOMEPATH% and
+	// %USERPROFILE%: empty here, so that HOME alone decides.
+	t.Setenv("HOMEDRIVE", "")
+	t.Setenv("HOMEPATH", "")
+	t.Setenv("USERPROFILE", "")
 	refused := func(server string) *acceptor.Attempt {
 		a := kubectlError("ConnectionRefused")
 		a.ErrorMessage = "The connection to the server " + server + " was refused"
@@ -424,8 +432,8 @@ func TestNoKubeconfig(t *testing.T) {
 		kubeconfig, home, server, want string
 	}{
 		{"", dir, "localhost:8080", "failure by k8s: no kubeconfig, localhost:8080 refused"},
-		{filepath.Join(dir, "missing") + ":" + filepath.Join(dir, "missing2"), dir, "localhost:8080", "failure by k8s: no kubeconfig, localhost:8080 refused"},
-		{filepath.Join(dir, "missing") + ":" + config, dir, "localhost:8080", "retry (client-side) by fallback"},
+		{filepath.Join(dir, "missing") + sep + filepath.Join(dir, "missing2"), dir, "localhost:8080", "failure by k8s: no kubeconfig, localhost:8080 refused"},
+		{filepath.Join(dir, "missing") + sep + config, dir, "localhost:8080", "retry (client-side) by fallback"},
 		{config, dir, "localhost:8080", "retry (client-side) by fallback"},
 		{"", dir, "127.0.0.1:6443", "retry (client-side) by fallback"},
 	} {
@@ -445,5 +453,14 @@ func TestNoKubeconfig(t *testing.T) {
 	t.Setenv("KUBECONFIG", "")
 	if got, want := decide(w, refused("localhost:8080")), "retry (client-side) by fallback"; got != want {
 		t.Errorf("~/.kube/config exists, localhost:8080 refused: %s, want %s", got, want)
+	}
+	// On Windows, kubectl finds %USERPROFILE%\.kube\config when HOME
+	// names another directory, as client-go's homedir.HomeDir does.
+	if runtime.GOOS == "windows" {
+		t.Setenv("HOME", filepath.Join(dir, ".kube"))
+		t.Setenv("USERPROFILE", dir)
+		if got, want := decide(w, refused("localhost:8080")), "retry (client-side) by fallback"; got != want {
+			t.Errorf("%%USERPROFILE%%\\.kube\\config exists, localhost:8080 refused: %s, want %s", got, want)
+		}
 	}
 }

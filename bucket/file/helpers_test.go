@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // frozenClock is a clock that never moves: no refill between operations.
@@ -47,7 +48,7 @@ func scheduleN(t *testing.T, tok bucket.Token, throttling bool, n int) bucket.To
 // kept, capped at capacity) exactly as the in-memory bucket does.
 func TestScopeRefillMatchesStandard(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	synctest.Test(t, func(t *testing.T) {
 		mem := bucket.NewStandard(bucket.StandardOptions{})
 		s, err := OpenScope(dir, "s", ScopeOptions{})
@@ -95,7 +96,7 @@ func TestScopeRefillMatchesStandard(t *testing.T) {
 
 func TestSharedOverScope(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	a := bucket.NewShared(openScope(t, dir, "s", 0), bucket.SharedOptions{})
 	b := bucket.NewShared(openScope(t, dir, "s", 0), bucket.SharedOptions{})
 	scheduleN(t, acquire(t, a), false, 2).NotifyFailure()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // scopeChildEnv names the scope directory when the test binary runs as a
@@ -61,7 +62,7 @@ func scopeChild(dir string) int {
 // TestScopeAcrossProcesses runs 4 real processes (this test binary) on one
 // scope: 60 runs of 14 tokens net leave 1000 - 840 = 160.
 func TestScopeAcrossProcesses(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	var cmds []*exec.Cmd
 	for range 4 {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -102,7 +103,7 @@ func scopeAvailable(t *testing.T, s *Scope) int {
 
 func TestOpenScopeNames(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	for _, name := range []string{"", "a/b", "../x", "/abs", `a\b`, "a\x00b", "x/"} {
 		if s, err := OpenScope(dir, name, ScopeOptions{Capacity: 0, Now: frozenClock}); !errors.Is(err, bucket.ErrScopeName) || s != nil {
 			t.Errorf("OpenScope(%q) = %v, %v; want ErrScopeName", name, s, err)
@@ -127,70 +128,6 @@ func TestOpenScopeNames(t *testing.T) {
 	}
 }
 
-func TestOpenScopePermissions(t *testing.T) {
-	t.Parallel()
-	dir := filepath.Join(t.TempDir(), "state", "retry")
-	s := openScope(t, dir, "deploy", 0)
-	for path, want := range map[string]os.FileMode{
-		filepath.Dir(dir):  0o700 | os.ModeDir,
-		dir:                0o700 | os.ModeDir,
-		s.Path():           0o600,
-		dir + "/deploy.js": 0, // absent
-	} {
-		fi, err := os.Stat(path)
-		if want == 0 {
-			if err == nil {
-				t.Errorf("%s exists", path)
-			}
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode() != want {
-			t.Errorf("%s: mode %v, want %v", path, fi.Mode(), want)
-		}
-	}
-	// An existing directory of ours that others could read or write is
-	// made private: what it holds is still ours (a file another user put
-	// there is refused as theirs). A file of ours that others could read or
-	// write is refused, and left as it is: what others could write is not a
-	// bucket to trust.
-	open := t.TempDir()
-	if err := os.Chmod(open, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(open, "x.json"), nil, 0o666); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Join(open, "x.json"), 0o666) // past the umask
-	_, err := OpenScope(open, "x", ScopeOptions{Capacity: 0, Now: frozenClock})
-	if !errors.Is(err, ErrUntrusted) || !strings.Contains(err.Error(), "x.json has mode 0666: group or others may read or write it") {
-		t.Errorf("OpenScope of a 0666 file: %v, want it refused as untrusted", err)
-	}
-	if fi, _ := os.Stat(open); fi.Mode().Perm() != 0o700 {
-		t.Errorf("existing dir mode is %v, want 0700", fi.Mode().Perm())
-	}
-	if fi, _ := os.Stat(filepath.Join(open, "x.json")); fi.Mode().Perm() != 0o666 {
-		t.Errorf("refused file's mode is %v, want it left 0666", fi.Mode().Perm())
-	}
-}
-
-func TestScopeRefusesSymlink(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	target := filepath.Join(dir, "elsewhere")
-	if err := os.WriteFile(target, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(target, filepath.Join(dir, "s.json")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := OpenScope(dir, "s", ScopeOptions{Capacity: 0, Now: frozenClock}); err == nil {
-		t.Error("OpenScope followed a symlink")
-	}
-}
-
 // TestScopeCosts makes the same runs on a scope file and on
 // bucket.Standard (whose tests state each cost) and checks that both hold
 // the same tokens after each: a retry costs 14, a throttling retry 5, a
@@ -212,7 +149,7 @@ func TestScopeCosts(t *testing.T) {
 	for name, run := range runs {
 		t.Run(name, func(t *testing.T) {
 			mem := bucket.NewStandard(bucket.StandardOptions{Now: frozenClock})
-			s := openScope(t, t.TempDir(), "s", 0)
+			s := openScope(t, testdir.New(t), "s", 0)
 			for range 2 { // the second time on a bucket below capacity
 				run(t, mem)
 				run(t, s)
@@ -229,7 +166,7 @@ func TestScopeCosts(t *testing.T) {
 
 func TestScopeEmpty(t *testing.T) {
 	t.Parallel()
-	s := openScope(t, t.TempDir(), "s", 20)
+	s := openScope(t, testdir.New(t), "s", 20)
 	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
 	_, err := tok.ScheduleRetry(context.Background(), false)
 	var empty *bucket.EmptyError
@@ -243,7 +180,7 @@ func TestScopeEmpty(t *testing.T) {
 
 func TestScopeSharedBetweenValues(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	a := openScope(t, dir, "s", 0)
 	b := openScope(t, dir, "s", 0)
 	other := openScope(t, dir, "other", 0)
@@ -271,7 +208,7 @@ func TestScopeSharedBetweenValues(t *testing.T) {
 
 func TestScopeFileStartsOver(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	s := openScope(t, dir, "s", 0)
 	for name, content := range map[string]string{
 		"empty":            "",
@@ -318,7 +255,7 @@ func TestScopeFileStartsOver(t *testing.T) {
 
 func TestScopeErrors(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	s := openScope(t, dir, "s", 0)
 	tok := scheduleN(t, acquire(t, s), false, 1)
 	// The state file turns into a directory: every operation fails.
@@ -370,7 +307,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 		// 12 processes × 4 runs, each run a retry (14), a throttling
 		// retry (5) and a success (refund 5): 500 - 48·14 = -172 would not
 		// fit, so the capacity is 1000: 1000 - 48·19 + 48·5 = 328.
-		dir := t.TempDir()
+		dir := testdir.New(t)
 		runMany(12, func(int) {
 			s, err := OpenScope(dir, "s", ScopeOptions{Capacity: 1000, Now: frozenClock})
 			if err != nil {
@@ -402,7 +339,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 	t.Run("contention", func(t *testing.T) {
 		// 10 processes × 10 runs want one retry of 14 from 500 tokens:
 		// exactly 35 get it and 10 tokens are left.
-		dir := t.TempDir()
+		dir := testdir.New(t)
 		var mu sync.Mutex
 		granted, empties := 0, 0
 		runMany(10, func(int) {
@@ -434,7 +371,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 		}
 	})
 	t.Run("one value shared by goroutines", func(t *testing.T) {
-		s := openScope(t, t.TempDir(), "s", 0)
+		s := openScope(t, testdir.New(t), "s", 0)
 		runMany(30, func(int) {
 			tok, _ := s.Acquire(context.Background())
 			if _, err := tok.ScheduleRetry(context.Background(), true); err != nil {
@@ -450,7 +387,7 @@ func TestScopeConcurrentProcesses(t *testing.T) {
 func TestScopeLimiterShared(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
+		dir := testdir.New(t)
 		start := time.Now()
 		since := func() time.Duration { return time.Since(start) }
 		a := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
@@ -515,7 +452,7 @@ func TestScopeLimiterMatchesAdaptive(t *testing.T) {
 	now := time.Unix(0, 0)
 	clock := bucket.AdaptiveOptions{Now: func() time.Time { return now }}
 	mem := bucket.NewAdaptive(clock)
-	file := openScope(t, t.TempDir(), "s", 0).Limiter(clock)
+	file := openScope(t, testdir.New(t), "s", 0).Limiter(clock)
 	if err := file.Wait(context.Background()); err != nil { // starts the scope's clock at 0
 		t.Fatal(err)
 	}
@@ -537,7 +474,7 @@ func TestScopeLimiterMatchesAdaptive(t *testing.T) {
 func TestScopeLimiterIdleReset(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
-		dir := t.TempDir()
+		dir := testdir.New(t)
 		start := time.Now()
 		a := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
 		throttleToFloor(a) // paced: 0.5/s, empty bucket

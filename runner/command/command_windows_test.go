@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -172,7 +173,7 @@ func TestWindowsNotFound(t *testing.T) {
 // ended by TerminateJobObject once the grace is over, and the attempt's
 // status is TerminatedExitCode.
 func TestWindowsTimeoutEndsTheJob(t *testing.T) {
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
 		waitFile(t, filepath.Join(dir, "grandchild"))
@@ -196,7 +197,7 @@ func TestWindowsTimeoutEndsTheJob(t *testing.T) {
 // it), the kernel closes its handle of the attempt's job, and
 // kill-on-close ends the attempt and its grandchild.
 func TestWindowsJobDiesWithRetry(t *testing.T) {
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	r := helper("runner", dir)
 	if err := r.Start(); err != nil {
 		t.Fatal(err)
@@ -224,7 +225,7 @@ func TestWindowsCtrlBreakFirst(t *testing.T) {
 	if windows.GetConsoleMode(windows.Handle(os.Stdin.Fd()), &mode) != nil && windows.GetConsoleMode(windows.Handle(os.Stderr.Fd()), &mode) != nil {
 		t.Skip("no console attached (go test -exec runs Wine without one): CTRL_BREAK_EVENT has no console to travel on; TestWindowsTimeoutEndsTheJob covers the TerminateJobObject path (under a pty, Wine 8 did not deliver the event either: docs/windows.md)")
 	}
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() {
 		waitFile(t, filepath.Join(dir, "ready"))
@@ -240,29 +241,10 @@ func TestWindowsCtrlBreakFirst(t *testing.T) {
 	}
 }
 
-// tempDir is t.TempDir without its cleanup's RemoveAll, which fails under
-// Wine 8 ("Invalid function": Go's RemoveAll deletes with POSIX semantics,
-// FILE_DISPOSITION_POSIX_SEMANTICS, which Wine 8 does not implement):
-// the files are removed one by one.
-func tempDir(t *testing.T) string {
-	dir, err := os.MkdirTemp("", "retry-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			os.Remove(filepath.Join(dir, e.Name()))
-		}
-		os.Remove(dir)
-	})
-	return dir
-}
-
 // The attempt's PATH is found whatever its case (Windows spells it Path):
 // a command in a directory named only by "Path" is found.
 func TestWindowsPathAnyCase(t *testing.T) {
-	dir := tempDir(t)
+	dir := testdir.New(t)
 	self, err := os.ReadFile(os.Args[0])
 	if err != nil {
 		t.Fatal(err)

@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // A Capture whose spill file cannot be created keeps the stream in memory
 // up to MemoryFallback, whole, and fails past it.
 func TestCaptureMemoryFallback(t *testing.T) {
-	c := NewCapture(filepath.Join(t.TempDir(), "missing"), 10, 4)
+	c := NewCapture(filepath.Join(testdir.New(t), "missing"), 10, 4)
 	c.MemoryFallback = 100
 	defer c.Close()
 	data := bytes.Repeat([]byte("0123456789"), 9)
@@ -38,7 +40,7 @@ func TestCaptureMemoryFallback(t *testing.T) {
 
 // Without a fallback the spill error is final at once.
 func TestCaptureNoFallback(t *testing.T) {
-	c := NewCapture(filepath.Join(t.TempDir(), "missing"), 10, 4)
+	c := NewCapture(filepath.Join(testdir.New(t), "missing"), 10, 4)
 	defer c.Close()
 	if _, err := c.Write(make([]byte, 11)); err == nil {
 		t.Fatalf("a spill that cannot happen was accepted")

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // onlyWriter hides every method of a writer but Write.
@@ -23,7 +25,7 @@ func TestCaptureWriteTo(t *testing.T) {
 		threshold int64
 	}{{"in memory", -1}, {"spilled", 1000}} {
 		for _, skip := range []int{0, 1, 65_536, 699_999, 700_000} {
-			c := NewCapture(t.TempDir(), tc.threshold, 10)
+			c := NewCapture(testdir.New(t), tc.threshold, 10)
 			writeIn(t, c, data, 4096, 70_001)
 			want := data[skip:]
 			open := func() io.Reader {
@@ -42,7 +44,7 @@ func TestCaptureWriteTo(t *testing.T) {
 				t.Errorf("%s, from %d, to a writer: %d bytes, %v", tc.name, skip, n, err)
 			}
 
-			f, err := os.Create(t.TempDir() + "/out")
+			f, err := os.Create(testdir.New(t) + "/out")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,9 +96,9 @@ func TestCaptureWriteTo(t *testing.T) {
 // TestCaptureSpliceFrom moves a pipe's bytes into a spilled Capture, in
 // pieces, and reads them back byte-exact after what was written before.
 func TestCaptureSpliceFrom(t *testing.T) {
-	c := NewCapture(t.TempDir(), 10, 100)
+	c := NewCapture(testdir.New(t), 10, 100)
 	defer c.Close()
-	notSpilled := NewCapture(t.TempDir(), 1<<20, 100)
+	notSpilled := NewCapture(testdir.New(t), 1<<20, 100)
 	defer notSpilled.Close()
 	head := []byte("written before the pipe, past the threshold")
 	writeIn(t, c, head, 7)

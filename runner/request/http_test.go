@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
@@ -172,7 +173,8 @@ func TestHTTPErrorsAreRedacted(t *testing.T) {
 				t.Errorf("not redacted: %q", s)
 			}
 		}
-		if !errors.Is(res.Err, syscall.ECONNREFUSED) {
+		var errno syscall.Errno
+		if !errors.As(res.Err, &errno) || errno != syscall.ECONNREFUSED && errno != wsaeconnrefused {
 			t.Errorf("the redacted error lost its cause: %v", res.Err)
 		}
 	}
@@ -272,7 +274,7 @@ func TestHTTPLargeBodyBoundedMemory(t *testing.T) {
 		}
 	}))
 	defer srv.Close()
-	h := newTestHTTP(t, Config{URL: srv.URL, TempDir: t.TempDir()})
+	h := newTestHTTP(t, Config{URL: srv.URL, TempDir: testdir.New(t)})
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	base := ms.HeapInuse
@@ -344,7 +346,7 @@ func TestHTTPErrorBodyPrefix(t *testing.T) {
 }
 
 func TestNewHTTPUsageErrors(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	notPEM := filepath.Join(dir, "not.pem")
 	os.WriteFile(notPEM, []byte("hello"), 0o600)
 	tests := []struct {
@@ -362,7 +364,7 @@ func TestNewHTTPUsageErrors(t *testing.T) {
 		{"bad header name", Config{URL: "http://h/", Header: http.Header{"Bad Name": {"x"}}}, "invalid header name"},
 		{"bad header value", Config{URL: "http://h/", Header: http.Header{"X": {"a\r\nInjected: 1"}}}, "invalid value for header X"},
 		{"bad key", Config{URL: "http://h/", IdempotencyKey: "a\nb"}, "control characters are not allowed"},
-		{"missing CA file", Config{URL: "http://h/", CACert: filepath.Join(dir, "nope.pem")}, "no such file"},
+		{"missing CA file", Config{URL: "http://h/", CACert: filepath.Join(dir, "nope.pem")}, "nope.pem"},
 		{"CA file without PEM", Config{URL: "http://h/", CACert: notPEM}, "no PEM certificate"},
 	}
 	for _, tt := range tests {
@@ -413,3 +415,7 @@ func BenchmarkHTTPAttempt500(b *testing.B) {
 		res.Release()
 	}
 }
+
+// wsaeconnrefused is Windows' WSAECONNREFUSED, the errno of a refused
+// connection there (syscall.ECONNREFUSED is only Unix's).
+const wsaeconnrefused = syscall.Errno(10061)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // A write that a reader does not take is abandoned by Interrupt: it fails
@@ -43,7 +45,7 @@ func TestInterruptAbandonsBlockedWrite(t *testing.T) {
 
 // A stream that is read still takes writes after Interrupt.
 func TestInterruptedStreamStillWrites(t *testing.T) {
-	f, err := os.Create(t.TempDir() + "/err")
+	f, err := os.Create(testdir.New(t) + "/err")
 	if err != nil {
 		t.Fatal(err)
 	}

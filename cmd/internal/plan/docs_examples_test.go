@@ -106,8 +106,9 @@ func buildExample(wait bool, args []string, env map[string]string, devnull *os.F
 }
 
 // readsAFileThatIsNotHere matches the error of an example that names a
-// file of the reader's (a waiter model, a request body, a CA).
-var readsAFileThatIsNotHere = regexp.MustCompile(`no such file or directory`)
+// file of the reader's (a waiter model, a request body, a CA), as Unix,
+// Windows and Wine say it.
+var readsAFileThatIsNotHere = regexp.MustCompile(`no such file or directory|The system cannot find the file specified|File not found`)
 
 // codeBlocks returns the bodies of the ```sh, ```bash and ```crontab
 // blocks of a Markdown text; a crontab line loses its five time fields.

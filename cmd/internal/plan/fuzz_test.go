@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner/output"
 )
 
@@ -38,7 +39,7 @@ func FuzzLoadArg(f *testing.F) {
 	for _, s := range []string{"{\"a\":1}", "@", "@-", "plain text", "@@x", "\x00\xff"} {
 		f.Add(s, []byte("file content\n"))
 	}
-	dir := f.TempDir()
+	dir := testdir.New(f)
 	f.Fuzz(func(t *testing.T, arg string, content []byte) {
 		got, err := loadArg(arg, bytes.NewReader(content))
 		switch name, file := strings.CutPrefix(arg, "@"); {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"runtime"
 	"testing"
 )
 
@@ -78,6 +79,9 @@ func TestIdentityIsStable(t *testing.T) {
 		{true, []string{"--url", "http://127.0.0.1:1/a", "--success", "status=200"}, "c0aae2aa72fb9066d5690b088664b1de1324a4663c55b57272ec14ab6e1f00f7"},
 		{false, []string{"-n", "3", "-d", "0", "--", "/bin/false"}, "1de9403a40cb1e8624df2f554881bea87d3266273beaf368888908b68e20a40e"},
 	} {
+		if runtime.GOOS == "windows" && c.args[0] == "--shell" {
+			continue // the identity holds the argv, cmd.exe's on Windows: a state file is one machine's
+		}
 		o, p := parseBuild(t, c.wait, c.args...)
 		if got := identity(o, p); got != c.want {
 			t.Errorf("%q (wait %v): identity %s, want %s (the identity of earlier releases)\n%s", c.args, c.wait, got, c.want, identityJSON(o, p))

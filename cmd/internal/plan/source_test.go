@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/retry-dev/retry/cmd/internal/exit"
@@ -16,7 +17,7 @@ func TestArgv(t *testing.T) {
 		{false, []string{"ls", "-l"}, []string{"ls", "-l"}, false},
 		{false, []string{`grep "a b" f`}, []string{"grep", "a b", "f"}, false},
 		{false, []string{"a && b"}, nil, true},
-		{true, []string{"a && b"}, []string{"/bin/sh", "-c", "a && b"}, false},
+		{true, []string{"a && b"}, wantShellArgv("a && b"), false},
 		{true, []string{"a", "b"}, nil, true},
 		{false, nil, nil, true},
 	}
@@ -40,4 +41,13 @@ func TestArgv(t *testing.T) {
 			}
 		}
 	}
+}
+
+// wantShellArgv is what --shell SCRIPT runs by default: /bin/sh -c SCRIPT, and
+// cmd.exe's own quoting on Windows (docs/windows.md).
+func wantShellArgv(script string) []string {
+	if runtime.GOOS == "windows" {
+		return []string{"cmd.exe", "/d", "/s", "/c", script}
+	}
+	return []string{"/bin/sh", "-c", script}
 }

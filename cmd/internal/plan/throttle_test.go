@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/acceptor"
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -52,7 +53,7 @@ func TestAdaptiveThrottleDelay(t *testing.T) {
 		{"", []string{"--mode", "off"}, seconds(0, 5, 15)},
 	} {
 		t.Run(c.env+"/"+c.args[1], func(t *testing.T) {
-			t.Setenv("RETRY_STATE_DIR", t.TempDir())
+			t.Setenv("RETRY_STATE_DIR", testdir.New(t))
 			if c.env != "" {
 				t.Setenv("RETRY_THROTTLE_DELAY", c.env)
 			}

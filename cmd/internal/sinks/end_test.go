@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -43,7 +44,7 @@ func TestEndSinksFinishInOrder(t *testing.T) {
 // A run that made no attempt has nothing to report: the report and the
 // CI's files are not written.
 func TestEndSinksWithoutAttempts(t *testing.T) {
-	dir := t.TempDir()
+	dir := testdir.New(t)
 	var ci *CI // outside CI
 	s := EndSinks{ci, ReportFile{Config: ReportConfig{Path: dir + "/report.json"}}}
 	if failed := s.Finish(End{Command: "run"}); failed != nil {

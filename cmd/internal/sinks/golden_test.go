@@ -16,6 +16,7 @@ import (
 	"github.com/retry-dev/retry/acceptor"
 	"github.com/retry-dev/retry/bucket"
 	"github.com/retry-dev/retry/cmd/internal/echo"
+	"github.com/retry-dev/retry/internal/testdir"
 	"github.com/retry-dev/retry/runner"
 )
 
@@ -125,7 +126,7 @@ func TestSinksGolden(t *testing.T) {
 				out = e.Outcome
 			}
 		}
-		path := filepath.Join(t.TempDir(), "report.json")
+		path := filepath.Join(testdir.New(t), "report.json")
 		if err := WriteReport(ReportConfig{Path: path, Command: "run", Target: []string{"make", "test"}}, out, 0, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,219 @@
+//go:build windows
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"golang.org/x/sys/windows"
+
+	"github.com/retry-dev/retry/cmd"
+)
+
+// The Windows script harness, run under Wine in CI (.ci/run): the scripts
+// testdata/script/windows_*.txtar, which skip elsewhere, and the scripts of
+// windowsPortableScripts, which run unchanged on every OS. Like the Unix
+// harness (script_test.go), every program a script runs is this test
+// binary under another name: retry (the real entry point, cmd.Main) and
+// the helpers below.
+
+// scriptPrograms are the programs scripts run with exec, copied as
+// NAME.exe into a directory put first on PATH.
+var scriptPrograms = map[string]func(){
+	"retry":     func() { os.Exit(cmd.Main()) },
+	"scripted":  scriptedMain,
+	"sleeper":   sleeperMain,
+	"spawn":     spawnMain,
+	"touchwait": touchwaitMain,
+	"exitwith":  exitwithMain,
+	"trapbreak": trapbreakMain,
+	// Shells named by --shell-path: each prints the arguments it was given.
+	"pwsh":       argvMain,
+	"powershell": argvMain,
+	"bash":       argvMain,
+}
+
+// scriptCommands are the custom script commands.
+var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	"status":     cmdStatus,
+	"start":      cmdStart,
+	"waitexit":   cmdWaitExit,
+	"waitfile":   cmdWaitFile,
+	"waitstderr": cmdWaitStderr,
+	"gone":       cmdGone,
+	"count":      cmdCount,
+	"terminate":  cmdTerminate,
+	"grant":      cmdGrant,
+	"grantees":   cmdGrantees,
+	"quote":      cmdQuote,
+	"ctrlbreak":  cmdCtrlBreak,
+}
+
+// windowsPortableScripts are the scripts of testdata/script that run
+// unchanged on Windows: they use only retry and its refusals of bad input.
+var windowsPortableScripts = []string{}
+
+// scriptWorkRoot holds the scripts' work directories (see TestMain).
+var scriptWorkRoot string
+
+// TestMain does what testscript.Main does, but removes its directories
+// file by file: Go's os.RemoveAll deletes with POSIX semantics
+// (FILE_DISPOSITION_POSIX_SEMANTICS), which Wine 8 refuses ("Invalid
+// function"), so testscript's own cleanup (and t.TempDir's) would fail the
+// run after every script passed.
+func TestMain(m *testing.M) {
+	if main := scriptPrograms[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")]; main != nil {
+		main()
+		os.Exit(0)
+	}
+	os.Exit(runScriptsMain(m))
+}
+
+func runScriptsMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "retry-scripts-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer removeTree(dir)
+	bin := filepath.Join(dir, "bin")
+	scriptWorkRoot = filepath.Join(dir, "work")
+	self, err := os.Executable()
+	if err == nil {
+		err = os.Mkdir(bin, 0o700)
+	}
+	if err == nil {
+		err = os.Mkdir(scriptWorkRoot, 0o700)
+	}
+	// One copy of this binary, bin/retry.exe, and the other names hard
+	// links to it: a link to the running test binary itself could not be
+	// removed at the end.
+	first := filepath.Join(bin, "retry.exe")
+	if err == nil {
+		err = copyProgram(self, first)
+	}
+	for name := range scriptPrograms {
+		if p := filepath.Join(bin, name+".exe"); err == nil && p != first {
+			if os.Link(first, p) != nil {
+				err = copyProgram(first, p)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	os.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return m.Run()
+}
+
+// copyProgram copies the program from to to.
+func copyProgram(from, to string) error {
+	src, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o700)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(dst, src); err != nil {
+		dst.Close()
+		return err
+	}
+	return dst.Close()
+}
+
+// removeTree removes dir and what it holds one entry at a time (os.Remove:
+// DeleteFile and RemoveDirectory, which Wine 8 implements).
+func removeTree(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		p := filepath.Join(dir, e.Name())
+		if e.IsDir() {
+			removeTree(p)
+		} else if err := os.Remove(p); err != nil {
+			fmt.Fprintln(os.Stderr, "cleanup:", err)
+		}
+	}
+	if err := os.Remove(dir); err != nil {
+		fmt.Fprintln(os.Stderr, "cleanup:", err)
+	}
+}
+
+// windowsEnv are the variables of the test process that Windows programs
+// need (cmd.exe, CreateProcess's search of PATHEXT), passed to scripts,
+// and Wine's WINEDEBUG (.ci/wine/wine-exec turns its noise off).
+var windowsEnv = []string{"SystemRoot", "windir", "SystemDrive", "ComSpec", "PATHEXT", "WINEDEBUG"}
+
+func TestScripts(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "script", "windows_*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range windowsPortableScripts {
+		files = append(files, filepath.Join("testdata", "script", name+".txtar"))
+	}
+	slices.Sort(files)
+	testscript.Run(t, testscript.Params{
+		Files:               files,
+		WorkdirRoot:         scriptWorkRoot,
+		Cmds:                scriptCommands,
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Condition: func(cond string) (bool, error) {
+			if cond == "console" { // ctrlbreak can reach a process group
+				return hasConsole(), nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
+		Setup: func(env *testscript.Env) error {
+			// WorkdirRoot makes testscript keep the work directory: ours
+			// to remove, file by file.
+			env.Defer(func() { removeTree(env.WorkDir) })
+			for _, kv := range os.Environ() {
+				if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(strings.ToUpper(k), "RETRY_") {
+					env.Setenv(k, "")
+				}
+			}
+			for _, k := range windowsEnv {
+				if v, ok := os.LookupEnv(k); ok {
+					env.Setenv(k, v)
+				}
+			}
+			env.Setenv("RETRY_STATE_DIR", filepath.Join(env.WorkDir, ".state"))
+			return nil
+		},
+	})
+}
+
+// processAlive reports whether process pid exists and has not ended.
+func processAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.SYNCHRONIZE, false, uint32(pid))
+	if err != nil {
+		return false // no such process any more
+	}
+	defer windows.CloseHandle(h)
+	ev, err := windows.WaitForSingleObject(h, 0)
+	return err == nil && ev == uint32(windows.WAIT_TIMEOUT)
+}
+
+// hasConsole reports whether this process has a console: without one (go
+// test -exec under Wine), no CTRL_BREAK_EVENT can be generated.
+func hasConsole() bool {
+	var mode uint32
+	for _, f := range []*os.File{os.Stdin, os.Stdout, os.Stderr} {
+		if windows.GetConsoleMode(windows.Handle(f.Fd()), &mode) == nil {
+			return true
+		}
+	}
+	return false
+}
