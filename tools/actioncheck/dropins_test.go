@@ -359,4 +359,29 @@ retry_wait_seconds: 0.01
 polling_interval_seconds: 2
 command: MARK`,
 		ours: e(0, 1, 0, 1, 0, 0, 0), nick: e(0, 1, 0, 1, 0, 0, 0)},
+	{name: "shell cmd on Linux", with: `
+timeout_seconds: 5
+max_attempts: 2
+retry_wait_seconds: 0.01
+shell: cmd
+command: MARK
+on_retry_command: echo >> "$HOOKS"`,
+		ours: e(125, 0, 125, 0, 0, 0, 1), nick: e(1, 2, 1, 0, 1, 1, 1),
+		differs: "a shell for Windows runners only is refused before anything runs, 125 (nick-fields/retry fails each attempt without starting it, runs on_retry_command between them, and exits 1)"},
+	{name: "shell powershell on Linux", with: `
+timeout_seconds: 5
+max_attempts: 2
+retry_wait_seconds: 0.01
+shell: powershell
+command: MARK`,
+		ours: e(125, 0, 125, 0, 0, 0, 1), nick: e(1, 2, 1, 0, 0, 1, 1),
+		differs: "a shell for Windows runners only is refused before anything runs, 125 (nick-fields/retry fails each attempt without starting it and exits 1)"},
+	{name: "shell with extra words", with: `
+timeout_seconds: 5
+max_attempts: 2
+retry_wait_seconds: 0.01
+shell: bash -e
+command: MARK`,
+		ours: e(125, 0, 125, 0, 0, 0, 1), nick: e(1, 1, 0, 0, 0, 0, 0),
+		differs: "a shell with more words is refused, 125 (nick-fields/retry hands the whole value to Node's spawn as a program name, which is not found: it crashes with ENOENT, exit 1, no error annotation)"},
 }
