@@ -4,7 +4,6 @@ package command
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -133,40 +132,13 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		detach()
 	}
 	// Everything the attempt started is gone, so the pipes are at EOF unless
-	// an escaped process holds them: read what is left, but not forever.
-	stdout.finish(pipeDrain)
-	stderr.finish(pipeDrain)
-	stdout.close()
-	stderr.close()
-
-	res.Stopped = p.stoppedBy()
-	status := exitStatus(ws)
-	if werr != nil {
-		status = 255 // unknown: someone else reaped it
-		res.Err = fmt.Errorf("waiting for %s: %w", c.Argv[0], werr)
-	}
-	c.finish(res, status, stdout, stderr)
-	if err := st.stdin.err(); err != nil {
-		guard.fail(&output.StreamError{Stream: "stdin", Keeping: true, Err: err})
-	}
-	var limit *output.LimitError
-	switch problem := guard.problem(); {
-	case terminalStop:
+	// an escaped process holds them.
+	c.conclude(res, p, exitStatus(ws), werr, stdout, stderr, st, guard)
+	if terminalStop {
 		// Waiting for a terminal it will never get: a failed attempt,
 		// shown as the shell shows a job stopped by SIGTTIN.
 		res.Stopped = nil
 		res.Failed, res.Err, res.ExitCode = true, ErrTerminalStop, 128+int(syscall.SIGTTIN)
-	case problem == nil:
-	case errors.As(problem, &limit):
-		if res.Stopped == problem {
-			res.Stopped = nil // a failed attempt, evaluated as such
-		}
-		res.Failed, res.Err = true, problem
-	default: // a *output.StreamError: the run cannot go on without losing output
-		var intr *runner.Interrupt
-		if !errors.As(res.Stopped, &intr) {
-			res.Stopped = problem
-		}
 	}
 }
 

@@ -124,36 +124,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		detach()
 	}
 	// The job is closed, so every process of the attempt is gone and the
-	// pipes are at EOF: read what is left, but not forever.
-	stdout.finish(pipeDrain)
-	stderr.finish(pipeDrain)
-	stdout.close()
-	stderr.close()
-
-	res.Stopped = p.stoppedBy()
-	status := int(code)
-	if werr != nil {
-		status = 255
-		res.Err = fmt.Errorf("waiting for %s: %w", c.Argv[0], werr)
-	}
-	c.finish(res, status, stdout, stderr)
-	if err := st.stdin.err(); err != nil {
-		guard.fail(&output.StreamError{Stream: "stdin", Keeping: true, Err: err})
-	}
-	var limit *output.LimitError
-	switch problem := guard.problem(); {
-	case problem == nil:
-	case errors.As(problem, &limit):
-		if res.Stopped == problem {
-			res.Stopped = nil // a failed attempt, evaluated as such
-		}
-		res.Failed, res.Err = true, problem
-	default: // a *output.StreamError: the run cannot go on without losing output
-		var intr *runner.Interrupt
-		if !errors.As(res.Stopped, &intr) {
-			res.Stopped = problem
-		}
-	}
+	// pipes are at EOF.
+	c.conclude(res, p, int(code), werr, stdout, stderr, st, guard)
 }
 
 func closeHandle(h int) { _ = windows.CloseHandle(windows.Handle(h)) }

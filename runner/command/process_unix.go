@@ -3,7 +3,6 @@
 package command
 
 import (
-	"context"
 	"errors"
 	"os"
 	"slices"
@@ -43,25 +42,10 @@ func (p *process) send(sig syscall.Signal) {
 	}
 }
 
-// stop signals the attempt because its context is done: the *runner.Interrupt's
-// signal or SIGTERM, then SIGCONT (a stopped process must see it), and
-// SIGKILL when the grace ends. It does nothing once the leader exited.
-func (p *process) stop(cause error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited || p.stopped != nil {
-		return
-	}
-	if cause == nil {
-		cause = context.Canceled
-	}
-	p.stopped = cause
-	grace := p.graceLeft(time.Now())
-	if grace < 0 {
-		p.killAt = time.Now()
-		p.send(syscall.SIGKILL)
-		return
-	}
+// gentle sends the attempt the signal of its stop: the *runner.Interrupt's
+// signal or SIGTERM, then SIGCONT (a stopped process must see it). On Unix
+// it can always be sent.
+func (p *process) gentle(cause error) bool {
 	sig := syscall.SIGTERM
 	var intr *runner.Interrupt
 	if errors.As(cause, &intr) && intr.Signal != 0 {
@@ -71,42 +55,11 @@ func (p *process) stop(cause error) {
 	if sig != syscall.SIGKILL && sig != syscall.SIGCONT {
 		p.send(syscall.SIGCONT)
 	}
-	p.killAt = time.Now().Add(grace)
-	p.timer = time.AfterFunc(grace, func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if !p.exited {
-			p.send(syscall.SIGKILL)
-		}
-	})
-}
-
-// killNow sends SIGKILL to the attempt at once: a second signal to retry
-// during the grace, or a leader stopped waiting for the terminal. cause is
-// recorded when nothing stopped the attempt before. It reports whether the
-// leader was still running.
-func (p *process) killNow(cause error) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited {
-		return false
-	}
-	if p.stopped == nil {
-		p.stopped = cause
-	}
-	if p.timer != nil {
-		p.timer.Stop()
-	}
-	p.killAt = time.Now()
-	p.send(syscall.SIGKILL)
 	return true
 }
 
-func (p *process) stoppedBy() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopped
-}
+// kill sends SIGKILL to the attempt.
+func (p *process) kill() { p.send(syscall.SIGKILL) }
 
 // wait waits for the leader to exit and reaps it.
 func (p *process) wait() (syscall.WaitStatus, error) {

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"context"
 	"errors"
 	"sync"
 	"time"
@@ -38,7 +37,8 @@ type process struct {
 
 	mu      sync.Mutex
 	exited  bool
-	stopped error
+	stopped error     // why stop ended it
+	killAt  time.Time // when stop's grace ends
 	timer   *time.Timer
 }
 
@@ -98,69 +98,17 @@ func resume(pid int) error {
 	return nil
 }
 
-// breakGroup sends CTRL_BREAK_EVENT to the attempt's process group; false
+// gentle sends CTRL_BREAK_EVENT to the attempt's process group; false
 // when it cannot be sent (no console shared, or no group of its own).
-func (p *process) breakGroup() bool {
+func (p *process) gentle(error) bool {
 	if !p.group {
 		return false
 	}
 	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.pid)) == nil
 }
 
-// terminate ends every process of the job.
-func (p *process) terminate() { _ = windows.TerminateJobObject(p.job, TerminatedExitCode) }
-
-// stop stops the attempt because its context is done: CTRL_BREAK_EVENT to
-// its group, then TerminateJobObject when the grace ends (at once when
-// the grace is negative or the event could not be sent). It does nothing
-// once the leader exited.
-func (p *process) stop(cause error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited || p.stopped != nil {
-		return
-	}
-	if cause == nil {
-		cause = context.Canceled
-	}
-	p.stopped = cause
-	grace := p.graceLeft(time.Now())
-	if grace < 0 || !p.breakGroup() {
-		p.terminate()
-		return
-	}
-	p.timer = time.AfterFunc(grace, func() {
-		p.mu.Lock()
-		defer p.mu.Unlock()
-		if !p.exited {
-			p.terminate()
-		}
-	})
-}
-
-// killNow ends the attempt's job at once (a second Ctrl-C during the
-// grace). It reports whether the leader was still running.
-func (p *process) killNow(cause error) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.exited {
-		return false
-	}
-	if p.stopped == nil {
-		p.stopped = cause
-	}
-	if p.timer != nil {
-		p.timer.Stop()
-	}
-	p.terminate()
-	return true
-}
-
-func (p *process) stoppedBy() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stopped
-}
+// kill ends every process of the job.
+func (p *process) kill() { _ = windows.TerminateJobObject(p.job, TerminatedExitCode) }
 
 // wait waits for the leader to exit and returns its 32-bit exit code.
 func (p *process) wait() (uint32, error) {
@@ -190,7 +138,7 @@ func (p *process) sweep() int {
 		left = int(info.ActiveProcesses)
 	}
 	if left > 0 {
-		p.terminate()
+		p.kill()
 	}
 	_ = windows.CloseHandle(p.job)
 	_ = windows.CloseHandle(p.handle)
