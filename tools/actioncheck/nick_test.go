@@ -377,7 +377,7 @@ func TestActionRefusesBadInputs(t *testing.T) {
 		code int
 		line string
 	}{
-		{map[string]string{"shell": "cmd"}, 125, `::error title=retry::shell: "cmd" runs on Windows runners only, which retry does not support: want bash, sh, python or pwsh`},
+		{map[string]string{"shell": "cmd"}, 125, `::error title=retry::shell: "cmd" runs on Windows runners only (as with nick-fields/retry): want bash, sh, python or pwsh`},
 		{map[string]string{"shell": "fish"}, 125, `::error title=retry::shell: "fish": want bash, sh, python or pwsh`},
 		{map[string]string{"timeout_minutes": "1", "timeout_seconds": "5"}, 125, `::error title=retry::timeout_minutes: set timeout_minutes or timeout_seconds, not both`},
 		{map[string]string{"max_attempts": "three"}, 125, `::error title=retry::max_attempts: "three": want a whole number`},
