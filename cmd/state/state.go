@@ -7,9 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -373,15 +371,4 @@ func stateFileError(path string, err error) error {
 		return exit.Usagef("%v", err)
 	}
 	return exit.Usagef("%s: %v", path, err)
-}
-
-// processAlive reports whether pid names a live process (state show tells
-// a running attempt from one whose process died).
-func processAlive(pid int) bool {
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
