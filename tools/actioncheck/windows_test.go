@@ -264,9 +264,14 @@ func TestActionWindowsCmdUnderWine(t *testing.T) {
 		// the outputs carry retry's whole status and the step still fails.
 		{map[string]string{"command": `exit 256`, "max_attempts": "1"}, 1, nil,
 			"map[attempts:1 exit-code:256 exit_code:256 exit_error:attempts exhausted after 1 attempts: the last attempt exited 256 outcome:attempts exhausted total_attempts:1]"},
+		// A timed-out attempt (ping.exe stands in for a hung tool; the
+		// job ends it): nick-fields/retry's final timeout, 1.
+		{map[string]string{"command": `echo waiting & ping -n 120 127.0.0.1 >NUL & echo not stopped`, "max_attempts": "1", "timeout_seconds": "2"}, 1,
+			[]string{"waiting \r\n"},
+			"map[attempts:1 exit-code:1 exit_code:1 exit_error:attempts exhausted after 1 attempts: the last attempt timed out outcome:attempts exhausted total_attempts:1]"},
 	} {
 		with := map[string]string{"shell": "cmd", "timeout_seconds": "120", "retry_wait_seconds": "0.01"}
-		for k, v := range c.with {
+		for k, v := range c.with { // (a case's timeout_seconds wins)
 			with[k] = v
 		}
 		r := newRunner(t, with)
@@ -280,6 +285,9 @@ func TestActionWindowsCmdUnderWine(t *testing.T) {
 			if !strings.Contains(log, l) {
 				t.Errorf("%v: the log has no %q:\n%q", c.with, l, log)
 			}
+		}
+		if strings.Contains(log, "not stopped") {
+			t.Errorf("%v: the attempt was not stopped by its timeout:\n%q", c.with, log)
 		}
 		if got := fmt.Sprint(r.actionOutputs(a)); got != c.outputs {
 			t.Errorf("%v: outputs %s\nwant    %s", c.with, got, c.outputs)
