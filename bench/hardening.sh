@@ -279,6 +279,52 @@ case_ sinks "rm -rf k9r; mkdir k9r; for i in \$(seq 40); do $R run -q -n 1 --rep
 if [ "$(id -u)" = 0 ] && mknod "$W/null17" c 1 3 2>/dev/null; then
   case_ sinks "i=\$(stat -c %i null17); $R run -n 2 -d 0 --report null17 --log-file null17 -- sh -c '[ -e o17 ] || { touch o17; exit 1; }' && [ -c null17 ] && [ \$(stat -c %i null17) = \$i ]"
 fi
+# --- trust, round two (timing): RFC 850's 50-year rule compares dates (a
+# Retry-After of 29-Dec-76 received in 2026 is 1976, so no wait); a 400 whose
+# error code is RequestTimeout is retried, as the AWS SDKs do; with an
+# adaptive scope already throttled, a run whose budget ends before the next
+# send gives up at once with 0 attempts. A tiny HTTP server of python3's
+# serves the replies of a file, one a request, the last one repeated.
+if command -v python3 >/dev/null; then
+  cat > replies.py <<'PY'
+import http.server, sys
+replies = [l.rstrip("\n").split("|", 2) for l in open(sys.argv[1]) if l.strip()]
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        status, header, body = replies.pop(0) if len(replies) > 1 else replies[0]
+        with open(sys.argv[1] + ".log", "a") as log:
+            log.write(self.path + "\n")
+        self.send_response(int(status))
+        if header:
+            k, v = header.split(": ", 1)
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+open(sys.argv[1] + ".port", "w").write(str(s.server_port))
+s.serve_forever()
+PY
+  serve() { # FILE: starts the server on FILE's replies, sets U to its URL, P to its pid
+    rm -f "$1.port" "$1.log"; python3 replies.py "$1" & P=$!
+    for _ in $(seq 100); do [ -s "$1.port" ] && break; sleep 0.05; done
+    U=http://127.0.0.1:$(cat "$1.port")/x
+  }
+  printf '503|Retry-After: Wednesday, 29-Dec-76 00:00:00 GMT|busy\n200||ok\n' > rfc850
+  serve rfc850
+  case_ state "$R run -n 2 --max-time 20s --url $U > out; [ \$? -eq 0 ] && grep -qx ok out && [ \$(wc -l < rfc850.log) -eq 2 ]"
+  kill $P; wait $P 2>/dev/null
+  printf '400|Content-Type: application/xml|<?xml version="1.0" encoding="UTF-8"?><Error><Code>RequestTimeout</Code><Message>Your socket connection to the server was not read from or written to within the timeout period.</Message></Error>\n200||stored\n' > reqtimeout
+  serve reqtimeout
+  case_ state "$R run -n 3 -d 0 --url $U > out; [ \$? -eq 0 ] && grep -qx stored out && [ \$(wc -l < reqtimeout.log) -eq 2 ]"
+  kill $P; wait $P 2>/dev/null
+  printf '429||slow down\n' > throttled
+  serve throttled
+  case_ state "rm -rf st25; export RETRY_STATE_DIR=\$PWD/st25; $R run -q --scope t25 --mode adaptive -n 4 -d 0 --throttle-delay 0 --url $U; $R run --scope t25 --mode adaptive --max-time 1s --url $U 2>err; [ \$? -eq 124 ] && grep -q 'gave up after 0 attempts' err && [ \$(wc -l < throttled.log) -eq 4 ]"
+  kill $P; wait $P 2>/dev/null
+fi
 total_t=0; total_h=0
 for a in processes pipes disk files sinks secrets badinput state; do
   printf '%-10s %3d tried %3d held\n' "$a" "${tried[$a]:-0}" "${held[$a]:-0}"
