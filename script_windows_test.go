@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -171,7 +174,7 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		Condition: func(cond string) (bool, error) {
 			if cond == "console" { // ctrlbreak can reach a process group
-				return hasConsole(), nil
+				return canBreak(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -217,3 +220,21 @@ func hasConsole() bool {
 	}
 	return false
 }
+
+// canBreak reports whether CTRL_BREAK_EVENT can be sent to a process group
+// here: there is a console, and a probe (ping.exe in a group of its own,
+// ended by its pid after) accepts the event. Under a pty Wine 8 gives a
+// console, yet GenerateConsoleCtrlEvent fails there with "Invalid handle".
+var canBreak = sync.OnceValue(func() bool {
+	if !hasConsole() {
+		return false
+	}
+	probe := exec.Command("ping", "-n", "30", "127.0.0.1")
+	probe.SysProcAttr = &syscall.SysProcAttr{CreationFlags: windows.CREATE_NEW_PROCESS_GROUP}
+	if probe.Start() != nil {
+		return false
+	}
+	defer probe.Wait()
+	defer probe.Process.Kill()
+	return windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(probe.Process.Pid)) == nil
+})
