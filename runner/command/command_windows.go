@@ -93,19 +93,8 @@ func (c *Command) run(ctx context.Context, st *commandState, path string, res *r
 		return
 	}
 
-	window := c.window()
-	guard := &attemptGuard{limit: max(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
-	live := c.Stdout
-	if stream != nil {
-		live = stream
-	}
-	stdout := &pump{name: "stdout", fd: -1, r: outR, buf: &st.outBuf, live: live, window: window, guard: guard, done: make(chan struct{})}
-	if stream == nil && (c.Stdout == nil || c.KeepStdout) {
-		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
-		stdout.keep.MemoryFallback = c.memoryFallback()
-		stdout.keep.TailBuf = &st.tailBuf
-	}
-	stderr := &pump{name: "stderr", fd: -1, r: errR, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
+	stdout, stderr, guard := c.pumps(st, stream)
+	stdout.r, stderr.r = outR, errR
 
 	p := &process{pid: pid, handle: windows.Handle(handle), job: job, group: !c.Foreground, grace: c.killAfter()}
 	p.killBy, _ = runner.StopBy(ctx) // the run's deadline cuts the grace

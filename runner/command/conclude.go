@@ -3,10 +3,33 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/retry-dev/retry/runner"
 	"github.com/retry-dev/retry/runner/output"
 )
+
+// pumps makes a started attempt's stdout and stderr pumps, their pipes
+// not yet set (the read end's descriptor on Unix, an overlapped file on
+// Windows), and the guard they share: stdout goes live to stream (wait's
+// --watch) or c.Stdout, and is kept whole (a Capture) unless it only goes
+// live.
+func (c *Command) pumps(st *commandState, stream io.Writer) (stdout, stderr *pump, guard *attemptGuard) {
+	window := c.window()
+	guard = &attemptGuard{limit: max(c.MaxOutput, 0), kept: output.DefaultMaxKeep}
+	live := c.Stdout
+	if stream != nil {
+		live = stream
+	}
+	stdout = &pump{name: "stdout", fd: -1, buf: &st.outBuf, live: live, window: window, guard: guard, done: make(chan struct{})}
+	if stream == nil && (c.Stdout == nil || c.KeepStdout) {
+		stdout.keep = output.NewCapture(c.TempDir, c.spillThreshold(), window)
+		stdout.keep.MemoryFallback = c.memoryFallback()
+		stdout.keep.TailBuf = &st.tailBuf
+	}
+	stderr = &pump{name: "stderr", fd: -1, buf: &st.errBuf, live: c.Stderr, window: window, guard: guard, done: make(chan struct{})}
+	return stdout, stderr, guard
+}
 
 // conclude records the end of a started attempt whose processes are gone
 // (its group swept on Unix, its Job Object closed on Windows), the same on
