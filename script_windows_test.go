@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/windows"
 
 	"github.com/retry-dev/retry/cmd"
+	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // The Windows script harness, run under Wine in CI (.ci/run): the scripts
@@ -141,19 +142,10 @@ func copyProgram(from, to string) error {
 	return dst.Close()
 }
 
-// removeTree removes dir and what it holds one entry at a time (os.Remove:
-// DeleteFile and RemoveDirectory, which Wine 8 implements).
+// removeTree removes dir with testdir.RemoveTree, saying on stderr what it
+// could not remove (a cleanup that fails fails no script).
 func removeTree(dir string) {
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		p := filepath.Join(dir, e.Name())
-		if e.IsDir() {
-			removeTree(p)
-		} else if err := os.Remove(p); err != nil {
-			fmt.Fprintln(os.Stderr, "cleanup:", err)
-		}
-	}
-	if err := os.Remove(dir); err != nil {
+	if err := testdir.RemoveTree(dir); err != nil {
 		fmt.Fprintln(os.Stderr, "cleanup:", err)
 	}
 }

@@ -35,31 +35,40 @@ func New(t testing.TB) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := removeTree(dir); err != nil {
+		if err := RemoveTree(dir); err != nil {
 			t.Errorf("removing the test's directory: %v", err)
 		}
 	})
 	return dir
 }
 
-// removeTree removes dir and what it holds, deepest first; a link is
-// removed, never followed.
-func removeTree(dir string) error {
+// RemoveTree removes dir and what it holds, deepest first, with os.Remove
+// (which Wine 8 does, where os.RemoveAll fails); a link is removed, never
+// followed. It goes on past an entry it cannot remove and returns the
+// first error.
+func RemoveTree(dir string) error {
 	entries, err := os.ReadDir(dir)
+	var first error
+	keep := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
 	if err != nil {
-		return err
+		keep(err)
 	}
 	for _, e := range entries {
 		p := filepath.Join(dir, e.Name())
 		if e.IsDir() {
-			if err := removeTree(p); err != nil {
-				return err
+			if err := RemoveTree(p); err != nil {
+				keep(err)
 			}
-			continue
-		}
-		if err := os.Remove(p); err != nil {
-			return err
+		} else if err := os.Remove(p); err != nil {
+			keep(err)
 		}
 	}
-	return os.Remove(dir)
+	if err := os.Remove(dir); err != nil {
+		keep(err)
+	}
+	return first
 }
