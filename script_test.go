@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,13 +76,7 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv("RETRY_STATE_DIR", env.WorkDir+"/.state")
-			wd, err := os.Getwd()
-			if err != nil {
-				return err
-			}
-			env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "waitermodel", "testdata", "waiter-models"))
-			env.Setenv("K8S_OBJECTS", filepath.Join(wd, "acceptor", "k8s", "testdata"))
-			return nil
+			return setDataPaths(env)
 		},
 	})
 }

@@ -61,13 +61,38 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 }
 
 // windowsPortableScripts are the scripts of testdata/script that run
-// unchanged on Windows: retry and the helper program scripted, no Unix
-// tool. (Others that could run want what this harness does not set up yet:
-// $WAITERS and the other model paths, Windows' own help text and paths.)
+// unchanged on Windows: retry, the helper programs above and the data
+// paths of setDataPaths, no Unix tool, no Unix path, no help text (whose
+// wrapping and defaults differ there). All of the others were tried under
+// Wine: each wants a Unix tool (sh, a FIFO, signals, modes), a server this
+// harness does not start (Redis, moto, an HTTP or TCP helper, the control
+// plane), or prints a Unix path.
 var windowsPortableScripts = []string{
-	"run_fallbacks", "run_schedule", "run_verbose_fallback", "version",
-	"run_bad_input", "run_env_defaults", "run_jitter_defaults", "run_quiet_and_json_log", "run_tcp_bad_address",
-	"wait_backquote_literal", "wait_bad_expression", "wait_compare_any", "wait_empty_stdout", "wait_help_defaults", "wait_not_yet_log", "wait_query", "wait_query_output_text", "wait_query_unevaluable", "wait_smithy_validation", "wait_split_rule", "wait_value_rule", "wait_verbose",
+	"completion_domain", "run_acceptor_error", "run_acceptor_exit", "run_acceptor_order",
+	"run_acceptor_output", "run_attempt_timeout_kills_group", "run_bad_input", "run_contradictions",
+	"run_env_defaults", "run_fallbacks", "run_jitter_defaults", "run_max_time",
+	"run_quiet_and_json_log", "run_schedule", "run_success_on_third", "run_tcp_bad_address",
+	"run_unknown_command_suggestion", "run_unknown_flag_suggestions", "run_unlimited_attempts",
+	"run_verbose_everywhere", "run_verbose_fallback", "state_busy", "state_command_changed",
+	"usage_errors_redact_values", "version", "wait_acceptor_order", "wait_backquote_literal",
+	"wait_bad_expression", "wait_botocore_agreement", "wait_builtin_waiters", "wait_compare_all",
+	"wait_compare_any", "wait_compare_path", "wait_delay_zero", "wait_empty_stdout",
+	"wait_error_codes", "wait_eval_warning", "wait_failure_state", "wait_fallbacks",
+	"wait_give_up_attempts", "wait_give_up_time", "wait_help_defaults", "wait_jmespath_spec",
+	"wait_list_waiters_acm_pca", "wait_list_waiters_autoscaling", "wait_list_waiters_cloudformation",
+	"wait_list_waiters_cloudfront", "wait_list_waiters_codedeploy", "wait_list_waiters_dynamodb",
+	"wait_list_waiters_ec2", "wait_list_waiters_ecr", "wait_list_waiters_ecs",
+	"wait_list_waiters_eks", "wait_list_waiters_elbv2", "wait_list_waiters_emr",
+	"wait_list_waiters_kinesis", "wait_list_waiters_lambda", "wait_list_waiters_neptune_graph",
+	"wait_list_waiters_rds", "wait_list_waiters_route53", "wait_list_waiters_s3",
+	"wait_list_waiters_sagemaker", "wait_list_waiters_ssm",
+	"wait_model_cloudformation_stack_create_complete", "wait_model_dynamodb_table_exists",
+	"wait_model_ec2_instance_running", "wait_model_lambda_function_exists",
+	"wait_model_s3_bucket_exists", "wait_model_ssm_command_executed", "wait_no_acceptor",
+	"wait_not_json", "wait_not_yet_log", "wait_query", "wait_query_output_text",
+	"wait_query_unevaluable", "wait_quiet", "wait_smithy_http_error", "wait_smithy_validation",
+	"wait_split_rule", "wait_status_codes", "wait_success_sequence", "wait_unmatched_error",
+	"wait_value_rule", "wait_verbose", "wait_watch_usage",
 }
 
 // scriptWorkRoot holds the scripts' work directories (see TestMain).
@@ -191,7 +216,7 @@ func TestScripts(t *testing.T) {
 				}
 			}
 			env.Setenv("RETRY_STATE_DIR", filepath.Join(env.WorkDir, ".state"))
-			return nil
+			return setDataPaths(env)
 		},
 	})
 }

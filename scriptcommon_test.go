@@ -467,3 +467,15 @@ func touchwaitMain() {
 	}
 	os.Exit(code)
 }
+
+// setDataPaths sets the test data paths scripts name: $WAITERS (botocore
+// waiter models) and $K8S_OBJECTS (Kubernetes objects).
+func setDataPaths(env *testscript.Env) error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	env.Setenv("WAITERS", filepath.Join(wd, "acceptor", "waitermodel", "testdata", "waiter-models"))
+	env.Setenv("K8S_OBJECTS", filepath.Join(wd, "acceptor", "k8s", "testdata"))
+	return nil
+}
