@@ -272,10 +272,41 @@ func TestRedactTextShapes(t *testing.T) {
 		{"tokens:\n  - S8\n  - S9\nnext: 1\n", "tokens:\n  - REDACTED\n  - REDACTED\nnext: 1\n"},
 		{"tokens:\n- S8\n- S9\nnext: 1\n", "tokens:\n- REDACTED\n- REDACTED\nnext: 1\n"},
 		{"secrets:\n  - name: a\n    value: b\n", "secrets:\n  - name: a\n    value: b\n"},
+		// JSON lists of a secret key: nested, and left open by the key's
+		// line (pretty-printed: the items indented under it, to its "]").
+		{`{"tokens": [["S1"], ["S2"]], "id": 1}`, `{"tokens": REDACTED, "id": 1}`},
+		{"{\n  \"api_keys\": [\n    \"S1\",\n    \"S2\"\n  ],\n  \"user\": \"u\"\n}\n", "{\n  \"api_keys\": REDACTED\n    REDACTED\n    REDACTED\n  ],\n  \"user\": \"u\"\n}\n"},
+		{"\"tokens\": [\"S1\",\r\n  \"S2\"]\r\n\"id\": 1\r\n", "\"tokens\": REDACTED\r\n  REDACTED\r\n\"id\": 1\r\n"},
+		{"\"keys\": [\n\n    [\"S1\"]\n]\n", "\"keys\": REDACTED\n\n    REDACTED\n]\n"},
+		{"\"names\": [\n  \"a\"\n]\n", "\"names\": [\n  \"a\"\n]\n"},
 	}
 	for _, tt := range tests {
 		if got := Text(tt.in); got != tt.want {
 			t.Errorf("Text(%q)\n = %q\nwant %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestStreamPieces: text given to a Stream a line at a time shows as Text
+// shows it whole: a value whose key came in an earlier piece (a YAML block,
+// a JSON list left open) is hidden still.
+func TestStreamPieces(t *testing.T) {
+	for _, in := range []string{
+		"db:\n  password: |\n    S1\n    S2\n  user: x\n",
+		"{\n  \"api_keys\": [\n    \"S1\",\n    \"S2\"\n  ],\n  \"user\": \"u\"\n}\n",
+		"tokens:\n  - S8\n  - S9\nnext: 1\n",
+	} {
+		var st Stream
+		var out []byte
+		for _, line := range strings.SplitAfter(in, "\n") {
+			if b, changed := st.AppendText(nil, line); changed {
+				out = append(out, b...)
+			} else {
+				out = append(out, line...)
+			}
+		}
+		if want := Text(in); string(out) != want || strings.Contains(want, "S1") || strings.Contains(want, "S8") {
+			t.Errorf("a line at a time: %q\nText whole: %q", out, want)
 		}
 	}
 }

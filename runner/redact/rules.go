@@ -131,7 +131,7 @@ func textRegexp(s string, pairs bool) string {
 		// secret (most lines of a command's output) skips the regexps.
 		return s
 	}
-	if pairs && strings.IndexByte(s, ':') >= 0 && strings.IndexByte(s, '\n') >= 0 {
+	if pairs && strings.IndexByte(s, ':') >= 0 {
 		s = yamlBlocks(s)
 	}
 	return pairsRegexp(s, pairs)

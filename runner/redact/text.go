@@ -104,7 +104,7 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 	if f&nonASCII != 0 {
 		line = wordsRegexp(urlsRegexp(line))
 		if pairs {
-			line = y.line(line)
+			line, _ = y.line(line)
 		}
 		if mayNameSecret(line) {
 			line = pairsRegexp(line, pairs)
@@ -123,8 +123,12 @@ func textLine(line string, pairs bool, y *yamlState, buf []byte) (shown string, 
 		f = sc.flags
 	}
 	if pairs && (y.active || f&secretColon != 0) {
-		if shown := y.line(line); shown != line {
-			return shown, nil // the whole value is hidden: no secret name is left in it
+		if shown, whole := y.line(line); whole {
+			return shown, nil // the whole line is a hidden value: no secret name is left in it
+		} else if shown != line {
+			line = shown // a list opened at its end is hidden: the rules go on with the rest
+			sc = scan(line)
+			f = sc.flags
 		}
 	}
 	if pairs && f&secretColon != 0 {
