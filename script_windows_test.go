@@ -62,18 +62,25 @@ var scriptCommands = map[string]func(ts *testscript.TestScript, neg bool, args [
 
 // windowsPortableScripts are the scripts of testdata/script that run
 // unchanged on Windows: retry, the helper programs above and the data
-// paths of setDataPaths, no Unix tool, no Unix path, no help text (whose
-// wrapping and defaults differ there). All of the others were tried under
-// Wine: each wants a Unix tool (sh, a FIFO, signals, modes), a server this
-// harness does not start (Redis, moto, an HTTP or TCP helper, the control
-// plane), or prints a Unix path.
+// paths of setDataPaths, the scripted HTTP server (httpserver), no Unix
+// tool, no Unix path, no help text (whose wrapping and defaults differ
+// there). All of the others were tried under Wine: each wants a Unix tool
+// (sh, a FIFO, signals, modes), a server this harness does not start
+// (Redis, moto, a TCP helper, the control plane), or prints a Unix path.
 var windowsPortableScripts = []string{
-	"completion_domain", "run_acceptor_error", "run_acceptor_exit", "run_acceptor_order",
-	"run_acceptor_output", "run_attempt_timeout_kills_group", "run_bad_input", "run_contradictions",
-	"run_env_defaults", "run_fallbacks", "run_jitter_defaults", "run_max_time",
-	"run_quiet_and_json_log", "run_schedule", "run_success_on_third", "run_tcp_bad_address",
-	"run_unknown_command_suggestion", "run_unknown_flag_suggestions", "run_unlimited_attempts",
-	"run_verbose_everywhere", "run_verbose_fallback", "state_busy", "state_command_changed",
+	"completion_domain", "http_acceptors", "http_attempt_timeout", "http_body_replay",
+	"http_failure_body_stderr", "http_idempotency_key_value", "http_idempotent", "http_max_output",
+	"http_redirect_loop", "http_redirects", "http_report", "http_request_timeout_transient",
+	"http_retry_after_dates", "http_retry_after_garbage", "http_retry_after_max_time",
+	"http_retry_after_ms", "http_retry_after_seconds", "http_status_failure", "http_status_retry",
+	"http_throttling", "http_tls", "http_verbose", "http_wait_failure_state", "http_wait_readiness",
+	"http_wait_status", "http_wait_waiter_model", "run_acceptor_error", "run_acceptor_exit",
+	"run_acceptor_order", "run_acceptor_output", "run_attempt_timeout_kills_group", "run_bad_input",
+	"run_consecutive", "run_contradictions", "run_env_defaults", "run_fallbacks",
+	"run_jitter_defaults", "run_max_time", "run_quiet_and_json_log", "run_schedule",
+	"run_success_on_third", "run_tcp_bad_address", "run_unknown_command_suggestion",
+	"run_unknown_flag_suggestions", "run_unlimited_attempts", "run_verbose_everywhere",
+	"run_verbose_fallback", "scope_adaptive_throttle_delay", "state_busy", "state_command_changed",
 	"usage_errors_redact_values", "version", "wait_acceptor_order", "wait_backquote_literal",
 	"wait_bad_expression", "wait_botocore_agreement", "wait_builtin_waiters", "wait_compare_all",
 	"wait_compare_any", "wait_compare_path", "wait_delay_zero", "wait_empty_stdout",
