@@ -130,6 +130,7 @@ var imports = map[string][]string{
 
 	"internal/waitergen": nil,
 	"internal/testdir":   nil,
+	"internal/testredis": nil,
 	"bench/gofloor":      nil,
 	"bench/httpserver":   nil,
 	"bench/listener":     nil,
@@ -144,8 +145,8 @@ var imports = map[string][]string{
 // testHelpers are packages for tests alone, which any package's tests may
 // import as they import the standard library's testing (and no package's
 // own code may): internal/testdir, the temporary directory that Wine can
-// remove.
-var testHelpers = []string{"internal/testdir"}
+// remove; internal/testredis, a throwaway redis-server.
+var testHelpers = []string{"internal/testdir", "internal/testredis"}
 
 // TestLayering enforces the architecture table of SPEC.md on every package
 // of the module, tests included: each package is in imports, imports only

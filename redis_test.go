@@ -3,9 +3,6 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +13,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/retry-dev/retry/internal/testredis"
 )
 
 func init() {
@@ -107,10 +106,7 @@ func startRedis(ts *testscript.TestScript, name string, port int, persist bool) 
 	// few.
 	for range 5 {
 		if port == 0 {
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			ts.Check(err)
-			port = l.Addr().(*net.TCPAddr).Port
-			l.Close()
+			port = freePort(ts)
 		}
 		addr := "127.0.0.1:" + strconv.Itoa(port)
 		aof := []string{"--appendonly", "no"}
@@ -124,10 +120,10 @@ func startRedis(ts *testscript.TestScript, name string, port int, persist bool) 
 		ts.Check(c.Start())
 		s := &redisServer{cmd: c, done: make(chan struct{}), port: port, persist: persist}
 		go func() { c.Wait(); close(s.done) }()
-		if lastErr = waitRedis(addr, s.done); lastErr == nil {
+		if lastErr = testredis.Wait(addr, s.done, testredis.Ping); lastErr == nil {
 			// A user with a password, for scripts that check the password
 			// of a URL never shows: redis://cron:t0psecret@….
-			ts.Check(inline(addr, "ACL SETUSER cron on >t0psecret ~* &* +@all", "+OK"))
+			ts.Check(testredis.Inline(addr, "ACL SETUSER cron on >t0psecret ~* &* +@all", "+OK"))
 			ts.Defer(func() {
 				syscall.Kill(-c.Process.Pid, syscall.SIGKILL)
 				<-s.done
@@ -142,47 +138,6 @@ func startRedis(ts *testscript.TestScript, name string, port int, persist bool) 
 	log, _ := os.ReadFile(filepath.Join(dir, "redis.log"))
 	ts.Fatalf("redis-server did not start: %v\n%s", lastErr, log)
 	return nil, ""
-}
-
-// waitRedis waits (at most 30s) until the server at addr answers PING.
-func waitRedis(addr string, done chan struct{}) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if err := ping(addr); err == nil {
-			return nil
-		} else if time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-done:
-			return fmt.Errorf("redis-server exited")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-func ping(addr string) error { return inline(addr, "PING", "+PONG") }
-
-// inline sends one inline command to the server at addr and checks its
-// one-line answer.
-func inline(addr, command, want string) error {
-	c, err := net.DialTimeout("tcp", addr, time.Second)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte(command + "\r\n")); err != nil {
-		return err
-	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	if err != nil {
-		return err
-	}
-	if line != want+"\r\n" {
-		return fmt.Errorf("%s answered %q", strings.Fields(command)[0], line)
-	}
-	return nil
 }
 
 // cmdChownNobody is `chownnobody PATH...`: it gives PATH to uid/gid 65534

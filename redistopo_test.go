@@ -19,6 +19,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/retry-dev/retry/internal/testredis"
 )
 
 // The Redis deployments people run, started by scripts on 127.0.0.1 on free
@@ -71,10 +73,9 @@ func topoNodes(ts *testscript.TestScript) map[string][]*node {
 
 // freePort returns a port free on 127.0.0.1 now.
 func freePort(ts *testscript.TestScript) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := testredis.FreePort()
 	ts.Check(err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // startNode runs prog (redis-server or redis-sentinel) with a config file
@@ -90,7 +91,7 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		if prog == "redis-server" {
 			lines = append(lines, "save \"\"", "appendonly no")
 		}
-		wait := waitRedis
+		wait := testredis.Ping
 		for _, l := range conf {
 			// "tls CA CERT KEY": TLS only, between the nodes too.
 			if f := strings.Fields(l); len(f) == 4 && f[0] == "tls" {
@@ -105,7 +106,7 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 				pool := x509.NewCertPool()
 				pool.AppendCertsFromPEM(pem)
 				tlsConfs.Store(addr, &tls.Config{RootCAs: pool, ServerName: "127.0.0.1"})
-				wait = waitAuth
+				wait = answers
 				continue
 			}
 			lines = append(lines, l)
@@ -120,10 +121,10 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 		for _, l := range conf {
 			if pw, ok := strings.CutPrefix(l, "requirepass "); ok {
 				passwords.Store(addr, pw)
-				wait = waitAuth
+				wait = answers
 			}
 		}
-		if lastErr = wait(addr, n.done); lastErr == nil {
+		if lastErr = testredis.Wait(addr, n.done, wait); lastErr == nil {
 			ts.Defer(func() {
 				syscall.Kill(c.Process.Pid, syscall.SIGKILL)
 				<-n.done
@@ -143,23 +144,11 @@ func startNode(ts *testscript.TestScript, prog, dir string, conf ...string) *nod
 // speak TLS only.
 var passwords, tlsConfs sync.Map // string → string, *tls.Config
 
-// waitAuth waits (at most 30s) until the server at addr, which has a
-// password, answers PING.
-func waitAuth(addr string, done chan struct{}) error {
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		_, err := do(addr, "ping")
-		if err == nil {
-			return nil
-		} else if time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-done:
-			return fmt.Errorf("exited")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
+// answers checks that the server at addr, which has a password or speaks
+// TLS only, answers PING.
+func answers(addr string) error {
+	_, err := do(addr, "ping")
+	return err
 }
 
 // do sends one command to the server at addr (with its password, if it has

@@ -1,57 +1,23 @@
 package redis
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math"
-	"net"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/internal/testredis"
 )
 
-// startRedis runs a redis-server on 127.0.0.1 with a free port and a
-// temporary directory for the test, and returns its URL. It skips the test
-// where redis-server is not installed.
+// startRedis runs a redis-server for the test (internal/testredis) and
+// returns its URL. It skips the test where redis-server is not installed.
 func startRedis(t *testing.T) *URL {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server is not installed (apt-get install redis-server): skipping the Redis store tests")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	c := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--save", "", "--appendonly", "no")
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		conn, err := net.Dial("tcp", addr)
-		if err == nil {
-			fmt.Fprint(conn, "PING\r\n")
-			line, _ := bufio.NewReader(conn).ReadString('\n')
-			conn.Close()
-			if line == "+PONG\r\n" {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	u, err := ParseURL("redis://" + addr)
+	u, err := ParseURL("redis://" + testredis.Start(t, "the Redis store tests"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,8 @@
 package redisstore
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -17,43 +15,16 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 
+	"github.com/retry-dev/retry/internal/testredis"
 	"github.com/retry-dev/retry/runner/durable"
 )
 
-// startRedis runs a redis-server on 127.0.0.1 with a free port for the
-// test and returns its address; it skips the test where redis-server is
-// not installed.
+// startRedis runs a redis-server for the test (internal/testredis) and
+// returns its address; it skips the test where redis-server is not
+// installed.
 func startRedis(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server is not installed (apt-get install redis-server): skipping the Redis state tests")
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
-	c := exec.Command("redis-server", "--bind", "127.0.0.1", "--port", strconv.Itoa(port), "--dir", t.TempDir(), "--save", "", "--appendonly", "no")
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Process.Kill(); c.Wait() })
-	addr := "127.0.0.1:" + strconv.Itoa(port)
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if conn, err := net.Dial("tcp", addr); err == nil {
-			fmt.Fprint(conn, "PING\r\n")
-			line, _ := bufio.NewReader(conn).ReadString('\n')
-			conn.Close()
-			if line == "+PONG\r\n" {
-				return addr
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server on %s did not answer", addr)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	return testredis.Start(t, "the Redis state tests")
 }
 
 func mustKey(t *testing.T, raw string) *Key {
