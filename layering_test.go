@@ -128,25 +128,27 @@ var imports = map[string][]string{
 	// of scope files (bucket) and --state files (runner/durable).
 	"privatefile": nil,
 
-	"internal/waitergen": nil,
-	"internal/testdir":   nil,
-	"internal/testredis": nil,
-	"bench/gofloor":      nil,
-	"bench/httpserver":   nil,
-	"bench/listener":     nil,
-	"bench/rusage":       nil,
-	"bench/statefloor":   nil,
-	"bench/storefloor":   nil,
-	"bench/stormserver":  nil,
-	"tools/actioncheck":  nil,
-	"tools/mangen":       {"cmd"},
+	"internal/waitergen":  nil,
+	"internal/testdir":    nil,
+	"internal/testredis":  nil,
+	"internal/testbucket": nil,
+	"bench/gofloor":       nil,
+	"bench/httpserver":    nil,
+	"bench/listener":      nil,
+	"bench/rusage":        nil,
+	"bench/statefloor":    nil,
+	"bench/storefloor":    nil,
+	"bench/stormserver":   nil,
+	"tools/actioncheck":   nil,
+	"tools/mangen":        {"cmd"},
 }
 
 // testHelpers are packages for tests alone, which any package's tests may
 // import as they import the standard library's testing (and no package's
 // own code may): internal/testdir, the temporary directory that Wine can
-// remove; internal/testredis, a throwaway redis-server.
-var testHelpers = []string{"internal/testdir", "internal/testredis"}
+// remove; internal/testredis, a throwaway redis-server; internal/testbucket,
+// tokens and limiters in the tests of bucket and bucket/file.
+var testHelpers = []string{"internal/testdir", "internal/testredis", "internal/testbucket"}
 
 // TestLayering enforces the architecture table of SPEC.md on every package
 // of the module, tests included: each package is in imports, imports only

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retry-dev/retry/internal/testbucket"
 )
 
 // floatEqual compares within 1e-15, the tolerance of the SDKs' own tests.
@@ -192,45 +194,6 @@ func TestAdaptiveClockBack(t *testing.T) {
 	}
 }
 
-// times records when calls return, as offsets from start.
-type times struct {
-	mu    sync.Mutex
-	start time.Time
-	at    []time.Duration
-}
-
-func (r *times) mark() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.at = append(r.at, time.Since(r.start))
-}
-
-func (r *times) get() []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := slices.Clone(r.at)
-	slices.Sort(out)
-	return out
-}
-
-// throttleToFloor records four throttles at one instant on a fresh
-// limiter. The first, alone in the open half-second, cuts the rate so far
-// (0.8·1/0.5 = 1.6/s) to 0.7·1.6 = 1.12/s; each next one cuts the fill rate
-// again (0.784, 0.5488, 0.38416), and the floor holds it at 0.5/s: one
-// send every 2s from an empty bucket of 1.
-func throttleToFloor(l interface{ Update(bool) }) {
-	for range 4 {
-		l.Update(true)
-	}
-}
-
-func mustWait(t *testing.T, l interface{ Wait(context.Context) error }) {
-	t.Helper()
-	if err := l.Wait(context.Background()); err != nil {
-		t.Fatalf("Wait: %v", err)
-	}
-}
-
 func TestAdaptivePacing(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
@@ -240,7 +203,7 @@ func TestAdaptivePacing(t *testing.T) {
 
 		// No throttle seen: sends are not paced.
 		for range 100 {
-			mustWait(t, a)
+			testbucket.MustWait(t, a)
 		}
 		if d := since(); d != 0 {
 			t.Fatalf("unpaced Waits took %v", d)
@@ -248,15 +211,15 @@ func TestAdaptivePacing(t *testing.T) {
 
 		// Four throttles at 0s bring the fill rate to the 0.5/s floor and
 		// the bucket (capacity 1) starts empty: one send every 2s.
-		throttleToFloor(a)
+		testbucket.ThrottleToFloor(a)
 		if got := a.Stats(); !got.Enabled || got.FillRate != 0.5 || got.Tokens != 0 {
 			t.Fatalf("after the throttle: %+v", got)
 		}
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := since(); d != 2*time.Second {
 			t.Fatalf("first paced send at %v, want 2s", d)
 		}
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := since(); d != 4*time.Second {
 			t.Fatalf("second paced send at %v, want 4s", d)
 		}
@@ -270,7 +233,7 @@ func TestAdaptivePacing(t *testing.T) {
 		if got := a.Stats(); !floatEqual(got.MeasuredRate, 1) || !floatEqual(got.FillRate, 2) {
 			t.Fatalf("after the success: %+v", got)
 		}
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := since(); d != 4500*time.Millisecond {
 			t.Fatalf("third paced send at %v, want 4.5s", d)
 		}
@@ -287,7 +250,7 @@ func TestAdaptivePacing(t *testing.T) {
 		if d := since(); d != 4750*time.Millisecond {
 			t.Fatalf("cancelled Wait returned at %v, want 4.75s", d)
 		}
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := since(); d != 5*time.Second {
 			t.Fatalf("send after the cancelled Wait at %v, want 5s", d)
 		}
@@ -324,7 +287,7 @@ func TestAdaptiveFleetFirstThrottle(t *testing.T) {
 		// The bucket starts empty: sends at k/12.32s (81.168831…ms),
 		// rounded up to the nanosecond.
 		for _, want := range []time.Duration{81168832, 162337663} {
-			mustWait(t, a)
+			testbucket.MustWait(t, a)
 			if d := time.Since(start); d != want {
 				t.Fatalf("send at %v, want %v", d, want)
 			}
@@ -340,18 +303,18 @@ func TestAdaptiveConcurrentWaiters(t *testing.T) {
 	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		a := NewAdaptive(AdaptiveOptions{})
-		throttleToFloor(a) // 0.5/s, empty bucket of 1
-		rec := &times{start: time.Now()}
+		testbucket.ThrottleToFloor(a) // 0.5/s, empty bucket of 1
+		rec := &testbucket.Times{Start: time.Now()}
 		var wg sync.WaitGroup
 		for range 4 {
 			wg.Go(func() {
-				mustWait(t, a)
-				rec.mark()
+				testbucket.MustWait(t, a)
+				rec.Mark()
 			})
 		}
 		wg.Wait()
 		want := []time.Duration{2 * time.Second, 4 * time.Second, 6 * time.Second, 8 * time.Second}
-		if got := rec.get(); !slices.Equal(got, want) {
+		if got := rec.Get(); !slices.Equal(got, want) {
 			t.Errorf("sends at %v, want %v", got, want)
 		}
 	})
@@ -370,9 +333,9 @@ func TestAdaptiveInjectedClock(t *testing.T) {
 			return nil
 		},
 	})
-	throttleToFloor(a)
-	mustWait(t, a)
-	mustWait(t, a)
+	testbucket.ThrottleToFloor(a)
+	testbucket.MustWait(t, a)
+	testbucket.MustWait(t, a)
 	if want := []time.Duration{2 * time.Second, 2 * time.Second}; !slices.Equal(slept, want) {
 		t.Errorf("slept %v, want %v", slept, want)
 	}
@@ -397,7 +360,7 @@ func TestAdaptiveConcurrentRace(t *testing.T) {
 		for i := range 20 {
 			wg.Go(func() {
 				for j := range 10 {
-					mustWait(t, a)
+					testbucket.MustWait(t, a)
 					a.Update((i+j)%7 == 0)
 					_ = a.Stats()
 				}
@@ -437,7 +400,7 @@ func TestAdaptiveLateGivesUpAtOnce(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		a := NewAdaptive(AdaptiveOptions{})
-		throttleToFloor(a) // one send every 2s, none in the bucket
+		testbucket.ThrottleToFloor(a) // one send every 2s, none in the bucket
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		err := a.Wait(ctx)

@@ -6,13 +6,15 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retry-dev/retry/internal/testbucket"
 )
 
 // drain takes n retries of RetryCost from b, each on a fresh run.
 func drain(t *testing.T, b Bucket, n int) {
 	t.Helper()
 	for range n {
-		scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
+		testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1).NotifyFailure()
 	}
 }
 
@@ -39,7 +41,7 @@ func refillSteps(t *testing.T, b Bucket, available func() int) {
 	check("after 200ms in all", 22)
 	// An empty bucket says how long the refill takes, and it does.
 	drain(t, b, 1) // 8 left
-	_, err := acquire(t, b).ScheduleRetry(context.Background(), false)
+	_, err := testbucket.Acquire(t, b).ScheduleRetry(context.Background(), false)
 	var empty *EmptyError
 	if !errors.As(err, &empty) || empty.Available != 8 || empty.Refill != 600*time.Millisecond {
 		t.Fatalf("ScheduleRetry on 8 tokens = %+v, want empty, refill in 600ms", err)
@@ -82,13 +84,13 @@ func TestRefillClockBack(t *testing.T) {
 func TestTokenCancel(t *testing.T) {
 	t.Parallel()
 	b := NewStandard(StandardOptions{Now: frozenClock})
-	first := acquire(t, b)
+	first := testbucket.Acquire(t, b)
 	first.Cancel() // a first attempt's token took nothing: gives nothing
 	if got := b.Available(); got != 500 {
 		t.Errorf("cancel of a first token: available = %d, want 500", got)
 	}
-	tok := scheduleN(t, acquire(t, b), false, 2) // 472
-	tok.Cancel()                                 // the second retry will not run: +14
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 2) // 472
+	tok.Cancel()                                                       // the second retry will not run: +14
 	if got := b.Available(); got != 486 {
 		t.Errorf("after cancel: available = %d, want 486", got)
 	}
@@ -97,7 +99,7 @@ func TestTokenCancel(t *testing.T) {
 	if got := b.Available(); got != 486 {
 		t.Errorf("a cancelled token resolved again: available = %d, want 486", got)
 	}
-	thr := scheduleN(t, acquire(t, b), true, 1) // 481
+	thr := testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 1) // 481
 	thr.Cancel()
 	if got := b.Available(); got != 486 {
 		t.Errorf("cancel of a throttling retry: available = %d, want 486", got)

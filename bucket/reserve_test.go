@@ -6,6 +6,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/retry-dev/retry/internal/testbucket"
 )
 
 // A run that waits for the refill keeps WaitReserve back: of a full bucket
@@ -21,7 +23,7 @@ func TestStandardWaitReserve(t *testing.T) {
 			t.Fatalf("WaitReserve(500) = %d, want 450", reserve)
 		}
 		b := NewStandard(StandardOptions{Reserve: reserve})
-		tok := scheduleN(t, acquire(t, b), false, 3) // 500 → 458
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 3) // 500 → 458
 		if got := b.Available(); got != 458 {
 			t.Fatalf("available after three retries = %d, want 458", got)
 		}
@@ -47,11 +49,11 @@ func TestStandardWaitReserve(t *testing.T) {
 		}
 		// Its success refunds 14: the next run's retry pays at once.
 		tok.NotifySuccess()
-		if _, err := acquire(t, b).ScheduleRetry(ctx, false); err != nil {
+		if _, err := testbucket.Acquire(t, b).ScheduleRetry(ctx, false); err != nil {
 			t.Fatalf("after a refund: %v", err)
 		}
 		// A throttling retry (5) needs 455.
-		if _, err := acquire(t, b).ScheduleRetry(ctx, true); !errors.As(err, &empty) || empty.Refill != 500*time.Millisecond {
+		if _, err := testbucket.Acquire(t, b).ScheduleRetry(ctx, true); !errors.As(err, &empty) || empty.Refill != 500*time.Millisecond {
 			t.Fatalf("throttling retry on 450: %v; want an *EmptyError 500ms from the refill", err)
 		}
 	})
@@ -62,7 +64,7 @@ func TestStandardWaitReserve(t *testing.T) {
 func TestStandardNoReserve(t *testing.T) {
 	t.Parallel()
 	b := NewStandard(StandardOptions{Now: frozenClock})
-	tok := scheduleN(t, acquire(t, b), false, 35)
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 35)
 	if _, err := tok.ScheduleRetry(context.Background(), false); err == nil || b.Available() != 10 {
 		t.Fatalf("36th retry: %v with %d left; want an empty bucket with 10", err, b.Available())
 	}

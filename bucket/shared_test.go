@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/retry-dev/retry/internal/testbucket"
 )
 
 // flakyStore is a Store whose calls fail once broken is set; while working
@@ -49,7 +51,7 @@ func TestSharedFallsBackOnce(t *testing.T) {
 	s := NewShared(store, SharedOptions{Now: frozenClock, OnError: func(err error) { warned = append(warned, err) }})
 
 	// An empty store is an answer, not a failure.
-	tok := scheduleN(t, acquire(t, s), false, 1) // store: 6
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, s), false, 1) // store: 6
 	if _, err := tok.ScheduleRetry(context.Background(), false); !errors.As(err, new(*EmptyError)) {
 		t.Fatalf("ScheduleRetry on 6 tokens = %v, want *EmptyError", err)
 	}
@@ -68,7 +70,7 @@ func TestSharedFallsBackOnce(t *testing.T) {
 		t.Errorf("Wait after the store broke = %v", err)
 	}
 	s.Update(true)
-	scheduleN(t, acquire(t, s), false, 3).NotifyFailure()
+	testbucket.ScheduleN(t, testbucket.Acquire(t, s), false, 3).NotifyFailure()
 	if len(warned) != 1 || warned[0] != store.broken || !s.Failed() {
 		t.Errorf("warnings = %v, want the first error once", warned)
 	}

@@ -6,30 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/retry-dev/retry/internal/testbucket"
 )
-
-// scheduleN resolves tok by ScheduleRetry n times in a row (each on the
-// token the previous call returned) and returns the last token.
-func scheduleN(t *testing.T, tok Token, throttling bool, n int) Token {
-	t.Helper()
-	for i := range n {
-		next, err := tok.ScheduleRetry(context.Background(), throttling)
-		if err != nil {
-			t.Fatalf("retry %d: %v", i+1, err)
-		}
-		tok = next
-	}
-	return tok
-}
-
-func acquire(t *testing.T, b Bucket) Token {
-	t.Helper()
-	tok, err := b.Acquire(context.Background())
-	if err != nil {
-		t.Fatalf("Acquire: %v", err)
-	}
-	return tok
-}
 
 func TestNewStandardCapacity(t *testing.T) {
 	t.Parallel()
@@ -51,35 +30,35 @@ type costCase struct {
 
 var costCases = []costCase{
 	{"first-try success refunds 1, capped at capacity", func(t *testing.T, b Bucket) {
-		acquire(t, b).NotifySuccess()
+		testbucket.Acquire(t, b).NotifySuccess()
 	}, 500},
 	{"first-try failure costs nothing", func(t *testing.T, b Bucket) {
-		acquire(t, b).NotifyFailure()
+		testbucket.Acquire(t, b).NotifyFailure()
 	}, 500},
 	{"retry costs 14", func(t *testing.T, b Bucket) {
-		scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
+		testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1).NotifyFailure()
 	}, 486},
 	{"throttling retry costs 5", func(t *testing.T, b Bucket) {
-		scheduleN(t, acquire(t, b), true, 1).NotifyFailure()
+		testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 1).NotifyFailure()
 	}, 495},
 	{"success after retries refunds the last one's 14", func(t *testing.T, b Bucket) {
-		scheduleN(t, acquire(t, b), false, 3).NotifySuccess()
+		testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 3).NotifySuccess()
 	}, 500 - 3*14 + 14},
 	{"success refunds only the last retry's cost", func(t *testing.T, b Bucket) {
-		tok := scheduleN(t, acquire(t, b), false, 2)
-		scheduleN(t, tok, true, 1).NotifySuccess()
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 2)
+		testbucket.ScheduleN(t, tok, true, 1).NotifySuccess()
 	}, 500 - 2*14 - 5 + 5},
 	{"success after a throttling then a normal retry refunds 14", func(t *testing.T, b Bucket) {
-		tok := scheduleN(t, acquire(t, b), true, 1)
-		scheduleN(t, tok, false, 1).NotifySuccess()
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 1)
+		testbucket.ScheduleN(t, tok, false, 1).NotifySuccess()
 	}, 500 - 5 - 14 + 14},
 	{"a first-try success refunds 1 to a bucket below capacity", func(t *testing.T, b Bucket) {
-		scheduleN(t, acquire(t, b), false, 1).NotifyFailure()
-		acquire(t, b).NotifySuccess()
-		acquire(t, b).NotifySuccess()
+		testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1).NotifyFailure()
+		testbucket.Acquire(t, b).NotifySuccess()
+		testbucket.Acquire(t, b).NotifySuccess()
 	}, 488},
 	{"refunds twice resolve once", func(t *testing.T, b Bucket) {
-		tok := scheduleN(t, acquire(t, b), false, 2)
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 2)
 		tok.NotifySuccess()
 		tok.NotifySuccess()
 		tok.NotifyFailure()
@@ -102,8 +81,8 @@ func TestStandardCosts(t *testing.T) {
 func TestStandardRefundCappedAtCapacity(t *testing.T) {
 	t.Parallel()
 	b := NewStandard(StandardOptions{Capacity: 30, Now: frozenClock})
-	a := scheduleN(t, acquire(t, b), false, 1) // 16 left
-	c := acquire(t, b)
+	a := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1) // 16 left
+	c := testbucket.Acquire(t, b)
 	c.NotifySuccess() // +1: 17
 	if got := b.Available(); got != 17 {
 		t.Fatalf("available = %d, want 17", got)
@@ -117,7 +96,7 @@ func TestStandardRefundCappedAtCapacity(t *testing.T) {
 func TestStandardEmpty(t *testing.T) {
 	t.Parallel()
 	b := NewStandard(StandardOptions{Capacity: 20, Now: frozenClock})
-	tok := scheduleN(t, acquire(t, b), false, 1) // 6 left
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1) // 6 left
 	next, err := tok.ScheduleRetry(context.Background(), false)
 	var empty *EmptyError
 	if !errors.As(err, &empty) || next != nil {
@@ -133,7 +112,7 @@ func TestStandardEmpty(t *testing.T) {
 		t.Errorf("an empty bucket took tokens: available = %d, want 6", got)
 	}
 	// The throttling cost (5) still fits in 6.
-	tok2 := scheduleN(t, acquire(t, b), true, 1)
+	tok2 := testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 1)
 	if got := b.Available(); got != 1 {
 		t.Errorf("available = %d, want 1", got)
 	}
@@ -148,7 +127,7 @@ func TestStandardTokenResolvedOnce(t *testing.T) {
 	ctx := context.Background()
 	t.Run("success twice refunds once", func(t *testing.T) {
 		b := NewStandard(StandardOptions{Capacity: 0, Now: frozenClock})
-		tok := scheduleN(t, acquire(t, b), false, 2) // 472
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 2) // 472
 		tok.NotifySuccess()
 		tok.NotifySuccess()
 		if got := b.Available(); got != 486 {
@@ -157,7 +136,7 @@ func TestStandardTokenResolvedOnce(t *testing.T) {
 	})
 	t.Run("success after failure refunds nothing", func(t *testing.T) {
 		b := NewStandard(StandardOptions{Capacity: 0, Now: frozenClock})
-		tok := scheduleN(t, acquire(t, b), false, 1)
+		tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1)
 		tok.NotifyFailure()
 		tok.NotifySuccess()
 		if got := b.Available(); got != 486 {
@@ -166,7 +145,7 @@ func TestStandardTokenResolvedOnce(t *testing.T) {
 	})
 	t.Run("retry on a resolved token takes nothing", func(t *testing.T) {
 		b := NewStandard(StandardOptions{Capacity: 0, Now: frozenClock})
-		tok := acquire(t, b)
+		tok := testbucket.Acquire(t, b)
 		if _, err := tok.ScheduleRetry(ctx, false); err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +165,7 @@ func TestStandardTokenResolvedOnce(t *testing.T) {
 	})
 	t.Run("an empty bucket leaves the token unresolved", func(t *testing.T) {
 		b := NewStandard(StandardOptions{Capacity: 10, Now: frozenClock})
-		tok := acquire(t, b)
+		tok := testbucket.Acquire(t, b)
 		if _, err := tok.ScheduleRetry(ctx, false); err == nil {
 			t.Fatal("ScheduleRetry on 10 tokens succeeded")
 		}
@@ -273,7 +252,7 @@ func TestStandardConcurrentContention(t *testing.T) {
 func TestNoOp(t *testing.T) {
 	t.Parallel()
 	var b Bucket = NoOp{}
-	tok := scheduleN(t, acquire(t, b), false, 1000)
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1000)
 	tok.NotifySuccess()
 }
 

@@ -3,42 +3,18 @@ package file
 import (
 	"context"
 	"errors"
-	"slices"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/internal/testbucket"
 	"github.com/retry-dev/retry/internal/testdir"
 )
 
 // frozenClock is a clock that never moves: no refill between operations.
 func frozenClock() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
-
-// acquire returns the first token of a run on b.
-func acquire(t *testing.T, b bucket.Bucket) bucket.Token {
-	t.Helper()
-	tok, err := b.Acquire(context.Background())
-	if err != nil {
-		t.Fatalf("Acquire: %v", err)
-	}
-	return tok
-}
-
-// scheduleN resolves tok by ScheduleRetry n times in a row (each on the
-// token the previous call returned) and returns the last token.
-func scheduleN(t *testing.T, tok bucket.Token, throttling bool, n int) bucket.Token {
-	t.Helper()
-	for i := range n {
-		next, err := tok.ScheduleRetry(context.Background(), throttling)
-		if err != nil {
-			t.Fatalf("retry %d: %v", i+1, err)
-		}
-		tok = next
-	}
-	return tok
-}
 
 // TestScopeRefillMatchesStandard runs the same retries and pauses on a
 // scope file and on bucket.Standard, in one synctest bubble, and checks
@@ -64,13 +40,13 @@ func TestScopeRefillMatchesStandard(t *testing.T) {
 		for i, st := range steps {
 			for _, b := range []bucket.Bucket{mem, s} {
 				for range st.retries {
-					if next, err := acquire(t, b).ScheduleRetry(context.Background(), false); err == nil {
+					if next, err := testbucket.Acquire(t, b).ScheduleRetry(context.Background(), false); err == nil {
 						next.NotifyFailure()
 					}
 				}
 			}
-			_, errMem := acquire(t, mem).ScheduleRetry(context.Background(), true)
-			_, errScope := acquire(t, s).ScheduleRetry(context.Background(), true)
+			_, errMem := testbucket.Acquire(t, mem).ScheduleRetry(context.Background(), true)
+			_, errScope := testbucket.Acquire(t, s).ScheduleRetry(context.Background(), true)
 			var em, es *bucket.EmptyError
 			if errors.As(errMem, &em) != errors.As(errScope, &es) || (em != nil && *em != *es) {
 				t.Fatalf("step %d: a throttling retry on the bucket: %v, on the scope: %v", i, errMem, errScope)
@@ -99,8 +75,8 @@ func TestSharedOverScope(t *testing.T) {
 	dir := testdir.New(t)
 	a := bucket.NewShared(openScope(t, dir, "s", 0), bucket.SharedOptions{})
 	b := bucket.NewShared(openScope(t, dir, "s", 0), bucket.SharedOptions{})
-	scheduleN(t, acquire(t, a), false, 2).NotifyFailure()
-	scheduleN(t, acquire(t, b), true, 2).NotifyFailure()
+	testbucket.ScheduleN(t, testbucket.Acquire(t, a), false, 2).NotifyFailure()
+	testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 2).NotifyFailure()
 	if got := scopeAvailable(t, openScope(t, dir, "s", 0)); got != 500-28-10 {
 		t.Errorf("two Shared on one scope: available %d, want %d", got, 500-28-10)
 	}
@@ -113,41 +89,4 @@ func runMany(n int, run func(i int)) {
 		wg.Go(func() { run(i) })
 	}
 	wg.Wait()
-}
-
-// throttleToFloor records four throttles at one instant on a fresh
-// limiter: the floor then holds its rate at 0.5/s, one send every 2s from
-// an empty bucket of 1 (bucket's adaptive tests say why).
-func throttleToFloor(l interface{ Update(bool) }) {
-	for range 4 {
-		l.Update(true)
-	}
-}
-
-func mustWait(t *testing.T, l interface{ Wait(context.Context) error }) {
-	t.Helper()
-	if err := l.Wait(context.Background()); err != nil {
-		t.Fatalf("Wait: %v", err)
-	}
-}
-
-// times records when calls return, as offsets from start.
-type times struct {
-	mu    sync.Mutex
-	start time.Time
-	at    []time.Duration
-}
-
-func (r *times) mark() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.at = append(r.at, time.Since(r.start))
-}
-
-func (r *times) get() []time.Duration {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := slices.Clone(r.at)
-	slices.Sort(out)
-	return out
 }

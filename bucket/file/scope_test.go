@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/retry-dev/retry/bucket"
+	"github.com/retry-dev/retry/internal/testbucket"
 	"github.com/retry-dev/retry/internal/testdir"
 )
 
@@ -136,15 +137,23 @@ func TestOpenScopeNames(t *testing.T) {
 func TestScopeCosts(t *testing.T) {
 	t.Parallel()
 	runs := map[string]func(t *testing.T, b bucket.Bucket){
-		"first-try success":   func(t *testing.T, b bucket.Bucket) { acquire(t, b).NotifySuccess() },
-		"first-try failure":   func(t *testing.T, b bucket.Bucket) { acquire(t, b).NotifyFailure() },
-		"a retry":             func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 1).NotifyFailure() },
-		"a throttling retry":  func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), true, 1).NotifyFailure() },
-		"success after three": func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 3).NotifySuccess() },
-		"success after a throttling": func(t *testing.T, b bucket.Bucket) {
-			scheduleN(t, scheduleN(t, acquire(t, b), false, 2), true, 1).NotifySuccess()
+		"first-try success": func(t *testing.T, b bucket.Bucket) { testbucket.Acquire(t, b).NotifySuccess() },
+		"first-try failure": func(t *testing.T, b bucket.Bucket) { testbucket.Acquire(t, b).NotifyFailure() },
+		"a retry": func(t *testing.T, b bucket.Bucket) {
+			testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1).NotifyFailure()
 		},
-		"a cancelled retry": func(t *testing.T, b bucket.Bucket) { scheduleN(t, acquire(t, b), false, 1).Cancel() },
+		"a throttling retry": func(t *testing.T, b bucket.Bucket) {
+			testbucket.ScheduleN(t, testbucket.Acquire(t, b), true, 1).NotifyFailure()
+		},
+		"success after three": func(t *testing.T, b bucket.Bucket) {
+			testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 3).NotifySuccess()
+		},
+		"success after a throttling": func(t *testing.T, b bucket.Bucket) {
+			testbucket.ScheduleN(t, testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 2), true, 1).NotifySuccess()
+		},
+		"a cancelled retry": func(t *testing.T, b bucket.Bucket) {
+			testbucket.ScheduleN(t, testbucket.Acquire(t, b), false, 1).Cancel()
+		},
 	}
 	for name, run := range runs {
 		t.Run(name, func(t *testing.T) {
@@ -167,7 +176,7 @@ func TestScopeCosts(t *testing.T) {
 func TestScopeEmpty(t *testing.T) {
 	t.Parallel()
 	s := openScope(t, testdir.New(t), "s", 20)
-	tok := scheduleN(t, acquire(t, s), false, 1) // 6 left
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, s), false, 1) // 6 left
 	_, err := tok.ScheduleRetry(context.Background(), false)
 	var empty *bucket.EmptyError
 	if !errors.As(err, &empty) || *empty != (bucket.EmptyError{Cost: 14, Available: 6, Capacity: 20, Refill: 800 * time.Millisecond}) {
@@ -184,7 +193,7 @@ func TestScopeSharedBetweenValues(t *testing.T) {
 	a := openScope(t, dir, "s", 0)
 	b := openScope(t, dir, "s", 0)
 	other := openScope(t, dir, "other", 0)
-	tok := scheduleN(t, acquire(t, a), false, 2) // 472
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, a), false, 2) // 472
 	if got := scopeAvailable(t, b); got != 472 {
 		t.Errorf("b sees %d, want 472", got)
 	}
@@ -200,7 +209,7 @@ func TestScopeSharedBetweenValues(t *testing.T) {
 	if got := scopeAvailable(t, small); got != 100 {
 		t.Errorf("capacity 100 sees %d, want 100", got)
 	}
-	scheduleN(t, acquire(t, small), true, 1).NotifyFailure()
+	testbucket.ScheduleN(t, testbucket.Acquire(t, small), true, 1).NotifyFailure()
 	if got := scopeAvailable(t, a); got != 95 {
 		t.Errorf("a sees %d after the clamp and a throttling retry, want 95", got)
 	}
@@ -246,7 +255,7 @@ func TestScopeFileStartsOver(t *testing.T) {
 		t.Errorf("state with a torn tail: available %d, want 42", got)
 	}
 	// Writing truncates the tail.
-	scheduleN(t, acquire(t, s), true, 1).NotifyFailure()
+	testbucket.ScheduleN(t, testbucket.Acquire(t, s), true, 1).NotifyFailure()
 	data, _ := os.ReadFile(s.Path())
 	if !strings.HasSuffix(string(data), "}\n") || strings.Count(string(data), "\n") != 1 {
 		t.Errorf("file after a write: %q", data)
@@ -257,7 +266,7 @@ func TestScopeErrors(t *testing.T) {
 	t.Parallel()
 	dir := testdir.New(t)
 	s := openScope(t, dir, "s", 0)
-	tok := scheduleN(t, acquire(t, s), false, 1)
+	tok := testbucket.ScheduleN(t, testbucket.Acquire(t, s), false, 1)
 	// The state file turns into a directory: every operation fails.
 	if err := os.Remove(s.Path()); err != nil {
 		t.Fatal(err)
@@ -395,8 +404,8 @@ func TestScopeLimiterShared(t *testing.T) {
 
 		// Nothing throttled yet: neither process is paced.
 		for range 5 {
-			mustWait(t, a)
-			mustWait(t, b)
+			testbucket.MustWait(t, a)
+			testbucket.MustWait(t, b)
 		}
 		if st, _ := b.Stats(); st.Enabled || since() != 0 {
 			t.Fatalf("unthrottled: stats %+v after %v", st, since())
@@ -404,30 +413,30 @@ func TestScopeLimiterShared(t *testing.T) {
 
 		// Process a is throttled at 0s (to the floor); b is paced too, and
 		// the two share one send token every 2s (0.5/s).
-		throttleToFloor(a)
+		testbucket.ThrottleToFloor(a)
 		if st, err := b.Stats(); err != nil || !st.Enabled || st.FillRate != 0.5 || st.Tokens != 0 {
 			t.Fatalf("b after a's throttle: %+v, %v", st, err)
 		}
-		mustWait(t, b)
+		testbucket.MustWait(t, b)
 		if d := since(); d != 2*time.Second {
 			t.Fatalf("b sent at %v, want 2s", d)
 		}
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := since(); d != 4*time.Second {
 			t.Fatalf("a sent at %v, want 4s", d)
 		}
 
 		// Both wait at once: one gets the token at 6s, the other at 8s.
-		rec := &times{start: start}
+		rec := &testbucket.Times{Start: start}
 		var wg sync.WaitGroup
 		for _, l := range []*ScopeLimiter{a, b} {
 			wg.Go(func() {
-				mustWait(t, l)
-				rec.mark()
+				testbucket.MustWait(t, l)
+				rec.Mark()
 			})
 		}
 		wg.Wait()
-		if got, want := rec.get(), []time.Duration{6 * time.Second, 8 * time.Second}; !slices.Equal(got, want) {
+		if got, want := rec.Get(), []time.Duration{6 * time.Second, 8 * time.Second}; !slices.Equal(got, want) {
 			t.Fatalf("sends at %v, want %v", got, want)
 		}
 
@@ -438,7 +447,7 @@ func TestScopeLimiterShared(t *testing.T) {
 		if err := a.Wait(ctx); err != cause {
 			t.Fatalf("cancelled Wait = %v", err)
 		}
-		mustWait(t, b)
+		testbucket.MustWait(t, b)
 		if d := since(); d != 10*time.Second {
 			t.Fatalf("b sent at %v after the cancelled wait, want 10s", d)
 		}
@@ -477,14 +486,14 @@ func TestScopeLimiterIdleReset(t *testing.T) {
 		dir := testdir.New(t)
 		start := time.Now()
 		a := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
-		throttleToFloor(a) // paced: 0.5/s, empty bucket
-		mustWait(t, a)     // at 2s; the state was last used then
+		testbucket.ThrottleToFloor(a) // paced: 0.5/s, empty bucket
+		testbucket.MustWait(t, a)     // at 2s; the state was last used then
 
 		// 10 minutes after its last use the state still paces: the bucket
 		// refilled to its capacity of 1, and the next send waits 2s.
 		time.Sleep(10 * time.Minute)
-		mustWait(t, a)
-		mustWait(t, a)
+		testbucket.MustWait(t, a)
+		testbucket.MustWait(t, a)
 		if d := time.Since(start); d != 2*time.Second+10*time.Minute+2*time.Second {
 			t.Fatalf("sends ended at %v", d)
 		}
@@ -494,7 +503,7 @@ func TestScopeLimiterIdleReset(t *testing.T) {
 		b := openScope(t, dir, "s", 0).Limiter(bucket.AdaptiveOptions{})
 		before := time.Now()
 		for range 10 {
-			mustWait(t, b)
+			testbucket.MustWait(t, b)
 		}
 		if st, err := b.Stats(); err != nil || st.Enabled || time.Since(before) != 0 {
 			t.Fatalf("after idling: %+v, %v, waited %v", st, err, time.Since(before))
