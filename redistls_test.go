@@ -24,6 +24,8 @@ import (
 
 	goredis "github.com/redis/go-redis/v9"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/retry-dev/retry/internal/testredis"
 )
 
 // A redis-server that speaks TLS only, with certificates made at test time
@@ -123,21 +125,11 @@ func makeTLSFiles(ts *testscript.TestScript, dir string) (ca, cert, key string) 
 func waitTLS(addr string, conf *tls.Config, done chan struct{}) error {
 	c := goredis.NewClient(&goredis.Options{Addr: addr, TLSConfig: conf, Protocol: 2, MaxRetries: -1, DialTimeout: 2 * time.Second})
 	defer c.Close()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := c.Ping(context.Background()).Err()
-		if err == nil {
-			return c.Do(context.Background(), "ACL", "SETUSER", "cron", "on", ">t0psecret", "~*", "&*", "+@all").Err()
-		}
-		if time.Now().After(deadline) {
-			return err
-		}
-		select {
-		case <-done:
-			return err
-		case <-time.After(20 * time.Millisecond):
-		}
+	ping := func(string) error { return c.Ping(context.Background()).Err() }
+	if err := testredis.Wait(addr, done, ping); err != nil {
+		return err
 	}
+	return c.Do(context.Background(), "ACL", "SETUSER", "cron", "on", ">t0psecret", "~*", "&*", "+@all").Err()
 }
 
 // makeCert makes a certificate for cn, valid for a day, signed by parent
