@@ -3,19 +3,13 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"log"
-	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/retry-dev/retry/internal/testcert"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -214,7 +209,7 @@ func startScriptServer(specs []*httpSpec, logPath string, useTLS bool) (*scriptS
 	}
 	scheme := "http"
 	if useTLS {
-		cert, certPEM, err := newScriptCert()
+		cert, certPEM, err := testcert.SelfSigned("retry httpserver")
 		if err != nil {
 			ln.Close()
 			return nil, err
@@ -343,38 +338,6 @@ func appendFile(path string, b []byte) error {
 		err = cerr
 	}
 	return err
-}
-
-// newScriptCert generates a self-signed certificate for 127.0.0.1 and
-// localhost, valid for a day, and returns it with its PEM form.
-func newScriptCert() (tls.Certificate, []byte, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	now := time.Now()
-	tmpl := &x509.Certificate{
-		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "retry httpserver"},
-		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
-		IPAddresses:           []net.IP{net.IPv4(127, 0, 0, 1)},
-		DNSNames:              []string{"localhost"},
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		return tls.Certificate{}, nil, err
-	}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, certPEM, nil
 }
 
 // readRequestLog reads NAME.requests back (for the server's own tests).

@@ -132,6 +132,7 @@ var imports = map[string][]string{
 	"internal/testdir":    nil,
 	"internal/testredis":  nil,
 	"internal/testbucket": nil,
+	"internal/testcert":   nil,
 	"bench/gofloor":       nil,
 	"bench/httpserver":    nil,
 	"bench/listener":      nil,
@@ -147,8 +148,9 @@ var imports = map[string][]string{
 // import as they import the standard library's testing (and no package's
 // own code may): internal/testdir, the temporary directory that Wine can
 // remove; internal/testredis, a throwaway redis-server; internal/testbucket,
-// tokens and limiters in the tests of bucket and bucket/file.
-var testHelpers = []string{"internal/testdir", "internal/testredis", "internal/testbucket"}
+// tokens and limiters in the tests of bucket and bucket/file;
+// internal/testcert, a certificate for a test's TLS server.
+var testHelpers = []string{"internal/testdir", "internal/testredis", "internal/testbucket", "internal/testcert"}
 
 // TestLayering enforces the architecture table of SPEC.md on every package
 // of the module, tests included: each package is in imports, imports only
