@@ -39,10 +39,7 @@ func cmdSig(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: sig NAME SIG")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	sig, ok := scriptSignals[args[1]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[1])

@@ -56,10 +56,7 @@ func cmdSignal(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: signal NAME SIG")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	sigs := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT, "HUP": syscall.SIGHUP, "KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "STOP": syscall.SIGSTOP, "CONT": syscall.SIGCONT}
 	sig, ok := sigs[args[1]]
 	if !ok {

@@ -227,6 +227,16 @@ func bgProcs(ts *testscript.TestScript) map[string]*bgProc {
 	return m.(map[string]*bgProc)
 }
 
+// startedProc returns the process the script started as name, or fails
+// the script.
+func startedProc(ts *testscript.TestScript, name string) *bgProc {
+	p := bgProcs(ts)[name]
+	if p == nil {
+		ts.Fatalf("no process %s", name)
+	}
+	return p
+}
+
 // cmdStart is `start NAME PROG ARGS...`: it starts PROG in the background.
 // waitexit collects it; the script's end kills it if still running.
 func cmdStart(ts *testscript.TestScript, neg bool, args []string) {
@@ -261,10 +271,7 @@ func cmdWaitExit(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitexit NAME N|any")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	// "any" waits for the end and logs the status without asserting it:
 	// for another tool's process whose outcome is not ours to promise.
 	want, err := -1, error(nil)
@@ -367,10 +374,7 @@ func cmdWaitStderr(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitstderr NAME REGEXP")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	re, err := regexp.Compile(args[1])
 	ts.Check(err)
 	deadline := time.Now().Add(2 * time.Minute)

@@ -62,10 +62,7 @@ func cmdWaitKilled(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
 		ts.Fatalf("usage: waitkilled NAME SIG")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	want, ok := scriptSignals[args[1]]
 	if !ok {
 		ts.Fatalf("unknown signal %s", args[1])
@@ -102,10 +99,7 @@ func cmdSupervised(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: supervised NAME")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	pid := p.cmd.Process.Pid
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 		for _, kid := range procChildren(pid) {

@@ -54,10 +54,7 @@ func cmdTerminate(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: terminate NAME")
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	ts.Check(p.cmd.Process.Kill())
 }
 
@@ -74,10 +71,7 @@ func cmdCtrlBreak(ts *testscript.TestScript, neg bool, args []string) {
 		startBackground(ts, args[0], c)
 		return
 	}
-	p := bgProcs(ts)[args[0]]
-	if p == nil {
-		ts.Fatalf("no process %s", args[0])
-	}
+	p := startedProc(ts, args[0])
 	ts.Check(windows.GenerateConsoleCtrlEvent(windows.CTRL_BREAK_EVENT, uint32(p.cmd.Process.Pid)))
 }
 
