@@ -3,6 +3,7 @@ package backoff
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 	"testing/synctest"
@@ -47,18 +48,6 @@ func delays(b Backoff, r Rand, n int) []time.Duration {
 		out = append(out, b.Delay(Step{Attempt: a}, r))
 	}
 	return out
-}
-
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func secs(ss ...float64) []time.Duration {
@@ -348,7 +337,7 @@ func TestSleepSchedule(t *testing.T) {
 					}
 					time.Sleep(prev)
 				}
-				if !equalDurations(got, tt.want) {
+				if !slices.Equal(got, tt.want) {
 					t.Errorf("attempts start at %v; want %v", got, tt.want)
 				}
 			})
@@ -383,7 +372,7 @@ func TestPCGSequence(t *testing.T) {
 		769373270, 1232872448, 3137712007, 6372772628,
 		3748420331, 824105141, 9998235108, 8987677556,
 	}
-	if !equalDurations(got, want) {
+	if !slices.Equal(got, want) {
 		t.Errorf("delays = %v; want %v", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package backoff
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -100,7 +101,7 @@ func TestParseSchedule(t *testing.T) {
 		if sc.Attempts != tt.attempts || sc.Min != tt.min || sc.Max != tt.max {
 			t.Errorf("ParseSchedule(%q) = {Attempts:%d Min:%v Max:%v}; want {%d %v %v}", tt.in, sc.Attempts, sc.Min, sc.Max, tt.attempts, tt.min, tt.max)
 		}
-		if got := delays(sc.Backoff, forbidden{t}, len(tt.want)); !equalDurations(got, tt.want) {
+		if got := delays(sc.Backoff, forbidden{t}, len(tt.want)); !slices.Equal(got, tt.want) {
 			t.Errorf("ParseSchedule(%q) delays = %v; want %v", tt.in, got, tt.want)
 		}
 		back, err := ParseSchedule(sc.String())

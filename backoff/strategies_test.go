@@ -2,6 +2,7 @@ package backoff
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 )
@@ -86,7 +87,7 @@ func TestExponential(t *testing.T) {
 		{"negative base", Exponential(-time.Second, 2), secs(0, 0, 0)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := delays(tt.b, forbidden{t}, len(tt.want)); !equalDurations(got, tt.want) {
+			if got := delays(tt.b, forbidden{t}, len(tt.want)); !slices.Equal(got, tt.want) {
 				t.Errorf("delays = %v; want %v", got, tt.want)
 			}
 		})
@@ -120,7 +121,7 @@ func TestExponential(t *testing.T) {
 
 func TestFibonacci(t *testing.T) {
 	t.Parallel()
-	if got, want := delays(Fibonacci(time.Second), forbidden{t}, 10), secs(1, 1, 2, 3, 5, 8, 13, 21, 34, 55); !equalDurations(got, want) {
+	if got, want := delays(Fibonacci(time.Second), forbidden{t}, 10), secs(1, 1, 2, 3, 5, 8, 13, 21, 34, 55); !slices.Equal(got, want) {
 		t.Errorf("delays = %v; want %v", got, want)
 	}
 	runDelayCases(t, []delayCase{
@@ -193,7 +194,7 @@ func TestWaiter(t *testing.T) {
 		{"first delay is min, no draw", b, forbidden{t}, secs(2)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := delays(tt.b, tt.r, len(tt.want)); !equalDurations(got, tt.want) {
+			if got := delays(tt.b, tt.r, len(tt.want)); !slices.Equal(got, tt.want) {
 				t.Errorf("delays = %v; want %v", got, tt.want)
 			}
 		})

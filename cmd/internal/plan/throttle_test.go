@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -57,7 +58,7 @@ func TestAdaptiveThrottleDelay(t *testing.T) {
 			if c.env != "" {
 				t.Setenv("RETRY_THROTTLE_DELAY", c.env)
 			}
-			if got := throttledSchedule(t, append([]string{"-n", "3", "-d", "1s", "--jitter", "none"}, c.args...)...); !equalDurations(got, c.want) {
+			if got := throttledSchedule(t, append([]string{"-n", "3", "-d", "1s", "--jitter", "none"}, c.args...)...); !slices.Equal(got, c.want) {
 				t.Errorf("%q (RETRY_THROTTLE_DELAY=%q): attempts at %v, want %v", c.args, c.env, got, c.want)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -103,18 +104,6 @@ func seconds(ds ...float64) []time.Duration {
 	return out
 }
 
-func equalDurations(a, b []time.Duration) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestJitterDefaults: full jitter for exponential and decorrelated, none for
 // constant, linear, fibonacci and the schedule; an explicit --jitter wins.
 func TestJitterDefaults(t *testing.T) {
@@ -131,7 +120,7 @@ func TestJitterDefaults(t *testing.T) {
 	}
 	for _, c := range exact {
 		p := planFor(t, false, c.args...)
-		if got := schedule(t, p, 0); !equalDurations(got, c.want) {
+		if got := schedule(t, p, 0); !slices.Equal(got, c.want) {
 			t.Errorf("%q: attempts at %v, want %v", c.args, got, c.want)
 		}
 	}
@@ -165,7 +154,7 @@ func TestJitterDefaults(t *testing.T) {
 func TestWaitDelayZero(t *testing.T) {
 	p := planFor(t, true, "--delay", "0", "-n", "5", "--success", "ready")
 	p.Strategy.Rand = highRand{}
-	if got, want := schedule(t, p, 0), seconds(0, 0, 0, 0, 0); !equalDurations(got, want) {
+	if got, want := schedule(t, p, 0), seconds(0, 0, 0, 0, 0); !slices.Equal(got, want) {
 		t.Errorf("attempts at %v, want %v", got, want)
 	}
 }
@@ -176,7 +165,7 @@ func TestWaitMaxDelay(t *testing.T) {
 	p := planFor(t, true, "-n", "8", "--max-time", "0", "--success", "ready")
 	p.Strategy.Rand = highRand{}
 	// The waiter formula at its top: min(30s, 2s·2^(n-1)).
-	if got, want := schedule(t, p, 0), seconds(0, 2, 6, 14, 30, 60, 90, 120); !equalDurations(got, want) {
+	if got, want := schedule(t, p, 0), seconds(0, 2, 6, 14, 30, 60, 90, 120); !slices.Equal(got, want) {
 		t.Errorf("without a model: attempts at %v, want %v", got, want)
 	}
 	model, err := filepath.Abs("../../../acceptor/waitermodel/testdata/smithy-model.json")
@@ -186,7 +175,7 @@ func TestWaitMaxDelay(t *testing.T) {
 	// ThingExists: minDelay 5s, maxDelay unset (120s).
 	p = planFor(t, true, "-n", "7", "--max-time", "0", "--waiter-file", model, "--waiter", "ThingExists")
 	p.Strategy.Rand = highRand{}
-	if got, want := schedule(t, p, 0), seconds(0, 5, 15, 35, 75, 155, 275); !equalDurations(got, want) {
+	if got, want := schedule(t, p, 0), seconds(0, 5, 15, 35, 75, 155, 275); !slices.Equal(got, want) {
 		t.Errorf("Smithy model: attempts at %v, want %v", got, want)
 	}
 }
@@ -201,7 +190,7 @@ func TestUnlimitedAttempts(t *testing.T) {
 	}
 	// The schedule without a COUNT retries forever too.
 	p = planFor(t, false, "--schedule", "1s 2s")
-	if got := schedule(t, p, 6); !equalDurations(got, seconds(0, 1, 3, 5, 7, 9)) {
+	if got := schedule(t, p, 6); !slices.Equal(got, seconds(0, 1, 3, 5, 7, 9)) {
 		t.Errorf("--schedule '1s 2s': attempts at %v", got)
 	}
 }
@@ -235,7 +224,7 @@ func TestReadinessDelays(t *testing.T) {
 				return &runner.Result{Attempt: &acceptor.Attempt{Failed: true, Transient: true, Err: os.ErrDeadlineExceeded}}
 			}))
 		})
-		if !equalDurations(starts, c.want) {
+		if !slices.Equal(starts, c.want) {
 			t.Errorf("wait=%v %q: attempts at %v, want %v", c.wait, c.args, starts, c.want)
 		}
 	}
@@ -268,7 +257,7 @@ func TestKubernetesWaiterDelays(t *testing.T) {
 			})
 			p.Strategy.Run(context.Background(), src)
 		})
-		if !equalDurations(starts, tt.want) {
+		if !slices.Equal(starts, tt.want) {
 			t.Errorf("%q: attempts at %v, want %v", tt.args, starts, tt.want)
 		}
 	}
