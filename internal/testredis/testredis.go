@@ -39,7 +39,9 @@ func Inline(addr, command, want string) error {
 		return err
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
+	if err := c.SetDeadline(time.Now().Add(time.Second)); err != nil {
+		return err
+	}
 	if _, err := c.Write([]byte(command + "\r\n")); err != nil {
 		return err
 	}
@@ -101,8 +103,8 @@ func Start(t testing.TB, what string, args ...string) string {
 			t.Fatal(err)
 		}
 		done := make(chan struct{})
-		go func() { c.Wait(); close(done) }()
-		stop := func() { c.Process.Kill(); <-done }
+		go func() { _ = c.Wait(); close(done) }()       // its status says nothing: the test ends it
+		stop := func() { _ = c.Process.Kill(); <-done } // (already gone when it exited by itself)
 		if lastErr = Wait(addr, done, Ping); lastErr == nil {
 			t.Cleanup(stop)
 			return addr
