@@ -241,18 +241,8 @@ func jsonKeys(s string) string {
 			break
 		}
 		c += i
-		q := c - 1
-		for q >= last && (s[q] == ' ' || s[q] == '\t') {
-			q--
-		}
-		if q < last+1 || s[q] != '"' && s[q] != '\'' {
-			continue
-		}
-		o := q - 1
-		for o >= last && isKeyByte(s[o]) {
-			o--
-		}
-		if o < last || o == q-1 || s[o] != s[q] {
+		name, ok := quotedKeyBefore(s, last, c)
+		if !ok {
 			continue
 		}
 		v := c + 1
@@ -286,7 +276,7 @@ func jsonKeys(s string) string {
 		if e < 0 {
 			continue
 		}
-		if isSecretName(s[o+1 : q]) {
+		if isSecretName(name) {
 			b.WriteString(s[done:v])
 			b.WriteString(maskValue(s[v:e]))
 			done = e
@@ -299,6 +289,27 @@ func jsonKeys(s string) string {
 	}
 	b.WriteString(s[done:])
 	return b.String()
+}
+
+// quotedKeyBefore returns the name of the quoted key ("name" or 'name',
+// of isKeyByte's bytes) that s[:colon] ends in, blanks before the colon
+// allowed, when the key starts at from or after.
+func quotedKeyBefore(s string, from, colon int) (name string, ok bool) {
+	q := colon - 1
+	for q >= from && (s[q] == ' ' || s[q] == '\t') {
+		q--
+	}
+	if q < from+1 || s[q] != '"' && s[q] != '\'' {
+		return "", false
+	}
+	o := q - 1
+	for o >= from && isKeyByte(s[o]) {
+		o--
+	}
+	if o < from || o == q-1 || s[o] != s[q] {
+		return "", false
+	}
+	return s[o+1 : q], true
 }
 
 // jsonScalarEnds reports whether c ends a bare JSON value ([^\s,}\]"']).

@@ -114,7 +114,10 @@ func secretLists(body string) (shown string, open bool) {
 		for v < len(body) && (body[v] == ' ' || body[v] == '\t') {
 			v++
 		}
-		if v == len(body) || body[v] != '[' || !secretKeyBefore(body, done, c) {
+		if v == len(body) || body[v] != '[' {
+			continue
+		}
+		if name, ok := quotedKeyBefore(body, done, c); !ok || !isSecretName(name) {
 			continue
 		}
 		e, depth := v, 0
@@ -142,23 +145,6 @@ func secretLists(body string) (shown string, open bool) {
 	}
 	b.WriteString(body[done:])
 	return b.String(), open
-}
-
-// secretKeyBefore reports whether body[:colon] ends in a quoted key with a
-// secret name (blanks before the colon allowed), starting at from or after.
-func secretKeyBefore(body string, from, colon int) bool {
-	q := colon - 1
-	for q >= from && (body[q] == ' ' || body[q] == '\t') {
-		q--
-	}
-	if q < from+1 || body[q] != '"' && body[q] != '\'' {
-		return false
-	}
-	o := q - 1
-	for o >= from && isKeyByte(body[o]) {
-		o--
-	}
-	return o >= from && o != q-1 && body[o] == body[q] && isSecretName(body[o+1:q])
 }
 
 // yamlSecretKey reports whether line is a YAML key with a secret name
